@@ -1,0 +1,64 @@
+import { defineOperation } from '../../shared/http/operation.ts';
+import { IdParams, PageQuery, pageOf } from '../../shared/http/schemas.ts';
+import { CreateVehicleBody, UpdateVehicleBody, Vehicle } from './schemas.ts';
+import { createVehicle, getVehicle, listVehicles, updateVehicle } from './vehicles.ts';
+
+const tag = 'Fleet';
+
+export const createVehicleOperation = defineOperation({
+  operationId: 'createVehicle',
+  method: 'POST',
+  path: '/v1/fleet/vehicles',
+  summary: 'Register a vehicle',
+  tag,
+  permission: 'fleet.write',
+  idempotent: true,
+  body: CreateVehicleBody,
+  responses: { 201: { description: 'The vehicle', schema: Vehicle } },
+  handle: async ({ body, caller }) => {
+    const { vehicle, writes } = createVehicle(caller.tenantId, body, caller.now);
+    return { status: 201, body: vehicle, headers: { location: `/v1/fleet/vehicles/${vehicle.id}` }, writes };
+  },
+});
+
+export const listVehiclesOperation = defineOperation({
+  operationId: 'listVehicles',
+  method: 'GET',
+  path: '/v1/fleet/vehicles',
+  summary: 'List vehicles',
+  tag,
+  permission: 'fleet.read',
+  query: PageQuery,
+  responses: { 200: { description: 'A page of vehicles, oldest first', schema: pageOf(Vehicle) } },
+  handle: async ({ query, caller }) => ({ status: 200, body: await listVehicles(caller.tenantId, query) }),
+});
+
+export const getVehicleOperation = defineOperation({
+  operationId: 'getVehicle',
+  method: 'GET',
+  path: '/v1/fleet/vehicles/{id}',
+  summary: 'Read a vehicle',
+  tag,
+  permission: 'fleet.read',
+  params: IdParams,
+  responses: { 200: { description: 'The vehicle', schema: Vehicle } },
+  handle: async ({ params, caller }) => ({ status: 200, body: await getVehicle(caller.tenantId, params.id) }),
+});
+
+export const updateVehicleOperation = defineOperation({
+  operationId: 'updateVehicle',
+  method: 'PATCH',
+  path: '/v1/fleet/vehicles/{id}',
+  summary: 'Change a vehicle',
+  tag,
+  permission: 'fleet.write',
+  params: IdParams,
+  body: UpdateVehicleBody,
+  responses: { 200: { description: 'The vehicle after the change', schema: Vehicle } },
+  handle: async ({ params, body, caller }) => {
+    const { vehicle, writes } = await updateVehicle(caller.tenantId, params.id, body, caller.now);
+    return { status: 200, body: vehicle, writes };
+  },
+});
+
+export const fleetOperations = [createVehicleOperation, listVehiclesOperation, getVehicleOperation, updateVehicleOperation];

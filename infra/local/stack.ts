@@ -1,0 +1,105 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { functionGroups } from '../../functions/index.ts';
+import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
+import { resetTokenVerifier } from '../../shared/auth/token-verifier.ts';
+import { resetTableClient } from '../../shared/table/client.ts';
+import { controlRoutes, type StackInfo } from './control-routes.ts';
+import { ensureTable } from './create-table.ts';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { LocalGateway } from './gateway.ts';
+import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
+import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
+
+export interface LocalStackOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  /** Where data, keys and stream positions persist; undefined keeps the data in memory. */
+  dataDir?: string;
+  /** Reuse a running DynamoDB Local (the tests start one for all files). */
+  dynamoEndpoint?: string;
+  tableName?: string;
+  /** Settings the handlers read (WEBHOOK_*, TENANT_RATE_LIMIT_PER_MINUTE, ...). */
+  env?: Record<string, string>;
+  /** Extra stream consumers beside the project's own (tests observe the stream this way). */
+  extraStreamConsumers?: Record<string, StreamConsumer>;
+  onStreamError?: (consumer: string, error: unknown) => void;
+}
+
+export interface LocalStack extends StackInfo {
+  port: number;
+  issuer: string;
+  devIssuer: DevIssuer;
+  gateway: LocalGateway;
+  stop(): Promise<void>;
+}
+
+const fileCheckpoints = (file: string): Checkpoints => {
+  const read = (): Record<string, Record<string, string>> => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
+  return {
+    load: (consumer) => read()[consumer] ?? {},
+    save: (consumer, shardId, sequence) => {
+      const all = read();
+      all[consumer] = { ...(all[consumer] ?? {}), [shardId]: sequence };
+      writeFileSync(file, JSON.stringify(all));
+    },
+  };
+};
+
+/**
+ * The whole service on one machine: DynamoDB Local with the CDK table, the gateway calling the
+ * real handlers, the stream read and handed to its consumers, and the dev OIDC issuer.
+ */
+export const startLocalStack = async (options: LocalStackOptions = {}): Promise<LocalStack> => {
+  const tableName = options.tableName ?? 'delivery-ops';
+  const inMemory = options.dataDir === undefined;
+  // In memory, even the dev issuer's key is thrown away on stop.
+  const runtimeDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'delivery-ops-'));
+  mkdirSync(runtimeDir, { recursive: true });
+  let dynamo: DynamoDbLocal | undefined;
+  const dynamoEndpoint = options.dynamoEndpoint ?? (dynamo = await startDynamoDbLocal({ dataDir: options.dataDir && join(options.dataDir, 'dynamodb') })).endpoint;
+  const { streamArn } = await ensureTable(dynamoEndpoint, tableName);
+
+  let info!: StackInfo;
+  let devIssuer!: DevIssuer;
+  const gateway = new LocalGateway(functionGroups, [controlRoutes(() => info, () => devIssuer)]);
+  const port = await gateway.listen(options.port ?? 3000);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  devIssuer = await startDevIssuer({ dir: join(runtimeDir, 'oidc'), issuer: `${baseUrl}/dev-oidc` });
+
+  // The handlers read these on first use, exactly as a Lambda reads its environment.
+  const external = process.env.OIDC_ISSUER !== undefined && process.env.OIDC_ISSUER !== '';
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    ...(external ? {} : { OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile }),
+    ...(options.env ?? {}),
+  });
+  resetTableClient();
+  resetTokenVerifier();
+  info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
+
+  const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
+  for (const group of streamConsumerGroups) consumers[group.name] = await group.load();
+  const checkpoints = inMemory ? memoryCheckpoints() : fileCheckpoints(join(runtimeDir, 'stream-positions.json'));
+  const reader = new StreamReader(dynamoEndpoint, streamArn, consumers, checkpoints, {
+    onError: options.onStreamError ?? ((name, error) => console.error(`stream consumer ${name} failed:`, (error as Error).message)),
+  });
+  reader.start();
+
+  return {
+    ...info,
+    port,
+    devIssuer,
+    gateway,
+    stop: async () => {
+      await gateway.close();
+      await reader.stop();
+      resetTableClient();
+      await dynamo?.stop();
+      if (inMemory) rmSync(runtimeDir, { recursive: true, force: true });
+    },
+  };
+};

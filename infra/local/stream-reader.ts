@@ -1,0 +1,166 @@
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+
+/** A stream consumer is the same handler the cloud's event source mapping invokes. */
+export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<void | DynamoDBBatchResponse>;
+
+export interface Checkpoints {
+  load(consumer: string): Record<string, string>;
+  save(consumer: string, shardId: string, sequenceNumber: string): void;
+}
+
+export const memoryCheckpoints = (): Checkpoints => {
+  const all = new Map<string, Record<string, string>>();
+  return {
+    load: (consumer) => ({ ...(all.get(consumer) ?? {}) }),
+    save: (consumer, shardId, sequence) => all.set(consumer, { ...(all.get(consumer) ?? {}), [shardId]: sequence }),
+  };
+};
+
+interface ShardCursor {
+  iterator?: string;
+  done: boolean;
+}
+
+/** Lambda hands records over in this shape; the SDK's dates and casing are turned into it here. */
+const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord => ({
+  eventID: record.eventID,
+  eventName: record.eventName as DynamoDBRecord['eventName'],
+  eventVersion: record.eventVersion,
+  eventSource: 'aws:dynamodb',
+  awsRegion: record.awsRegion ?? 'us-east-1',
+  eventSourceARN: streamArn,
+  dynamodb: {
+    ...(record.dynamodb as DynamoDBRecord['dynamodb']),
+    ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
+      ? Math.floor(new Date(record.dynamodb.ApproximateCreationDateTime).getTime() / 1000)
+      : undefined,
+  },
+});
+
+/**
+ * Reads the table's stream the way a Lambda event source mapping does: each consumer has its
+ * own position per shard, gets batches in order, and a failed batch is handed over again from
+ * the first failed record, so consumers see every record at least once.
+ */
+export class StreamReader {
+  private readonly client: DynamoDBStreamsClient;
+  private running = false;
+  private loop?: Promise<void>;
+
+  constructor(
+    endpoint: string,
+    private readonly streamArn: string,
+    private readonly consumers: Record<string, StreamConsumer>,
+    private readonly checkpoints: Checkpoints = memoryCheckpoints(),
+    private readonly options: { idleMs?: number; batchSize?: number; onError?: (consumer: string, error: unknown) => void } = {},
+  ) {
+    this.client = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = Promise.all(Object.entries(this.consumers).map(([name, consumer]) => this.consume(name, consumer))).then(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+    this.client.destroy();
+  }
+
+  private async shards(): Promise<Shard[]> {
+    const shards: Shard[] = [];
+    let start: string | undefined;
+    do {
+      const { StreamDescription } = await this.client.send(new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: start }));
+      shards.push(...(StreamDescription?.Shards ?? []));
+      start = StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    return shards;
+  }
+
+  private async iteratorFor(shardId: string, after: string | undefined): Promise<string | undefined> {
+    const { ShardIterator } = await this.client.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.streamArn,
+        ShardId: shardId,
+        ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
+        SequenceNumber: after,
+      }),
+    );
+    return ShardIterator;
+  }
+
+  private async consume(name: string, consumer: StreamConsumer): Promise<void> {
+    const positions = this.checkpoints.load(name);
+    const cursors = new Map<string, ShardCursor>();
+    let lastDescribe = 0;
+    let shardList: Shard[] = [];
+    while (this.running) {
+      let busy = false;
+      try {
+        if (Date.now() - lastDescribe > 1_000) {
+          shardList = await this.shards();
+          lastDescribe = Date.now();
+        }
+        for (const shard of shardList) {
+          const id = shard.ShardId!;
+          // A child shard waits until its parent is read to the end, as Lambda does, to keep order.
+          if (shard.ParentShardId && cursors.has(shard.ParentShardId) && !cursors.get(shard.ParentShardId)!.done) continue;
+          let cursor = cursors.get(id);
+          if (!cursor) {
+            cursor = { iterator: await this.iteratorFor(id, positions[id]), done: false };
+            cursors.set(id, cursor);
+          }
+          if (cursor.done || !cursor.iterator) continue;
+          const { Records = [], NextShardIterator } = await this.client.send(
+            new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: this.options.batchSize ?? 100 }),
+          );
+          if (Records.length > 0) {
+            busy = true;
+            const handled = await this.deliver(name, consumer, Records);
+            if (handled < Records.length) {
+              // Re-read from the first record not handled, on the next round.
+              const resumeAfter = handled > 0 ? Records[handled - 1].dynamodb!.SequenceNumber! : positions[id];
+              cursor.iterator = await this.iteratorFor(id, resumeAfter);
+              continue;
+            }
+            const last = Records[Records.length - 1].dynamodb!.SequenceNumber!;
+            positions[id] = last;
+            this.checkpoints.save(name, id, last);
+          }
+          cursor.iterator = NextShardIterator;
+          if (!NextShardIterator) cursor.done = true;
+        }
+      } catch (error) {
+        this.options.onError?.(name, error);
+      }
+      if (!busy) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 100));
+    }
+  }
+
+  /** Returns how many records, from the start of the batch, were handled. */
+  private async deliver(name: string, consumer: StreamConsumer, records: StreamRecord[]): Promise<number> {
+    const event: DynamoDBStreamEvent = { Records: records.map((r) => toLambdaRecord(r, this.streamArn)) };
+    try {
+      const response = await consumer(event);
+      const failures = response?.batchItemFailures ?? [];
+      if (failures.length === 0) return records.length;
+      const failedIndexes = failures.map((f) => records.findIndex((r) => r.dynamodb?.SequenceNumber === f.itemIdentifier)).filter((i) => i >= 0);
+      return failedIndexes.length > 0 ? Math.min(...failedIndexes) : 0;
+    } catch (error) {
+      this.options.onError?.(name, error);
+      await new Promise((r) => setTimeout(r, 500));
+      return 0;
+    }
+  }
+}

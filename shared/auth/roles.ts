@@ -1,0 +1,36 @@
+/**
+ * The role table: the one place in code that says who may do what (docs/roles.md mirrors it).
+ * An operation names one permission; a member may call it when their role is listed.
+ */
+export const roles = ['admin', 'operator', 'driver', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+
+const everyone: readonly Role[] = roles;
+const staff: readonly Role[] = ['admin', 'operator'];
+const readers: readonly Role[] = ['admin', 'operator', 'viewer'];
+const adminOnly: readonly Role[] = ['admin'];
+
+export const permissions = {
+  'assistant.ask': everyone,
+  'fleet.read': readers,
+  'fleet.write': staff,
+  'orders.read': readers,
+  'orders.write': staff,
+  'plans.read': readers,
+  'plans.write': staff,
+  'routes.read': everyone, // drivers: only routes assigned to them, checked by the operation
+  'routes.write': staff,
+  'field.act': ['admin', 'operator', 'driver'], // drivers: only on routes assigned to them
+  'invoices.read': readers,
+  'invoices.write': staff, // create and review
+  'invoices.approve': adminOnly, // approve, issue, reconcile
+  'webhooks.read': readers,
+  'webhooks.manage': adminOnly,
+  'integrations.manage': adminOnly,
+  'audit.read': adminOnly,
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof permissions;
+
+export const mayPerform = (role: Role, permission: Permission): boolean =>
+  (permissions[permission] as readonly Role[]).includes(role);

@@ -1,0 +1,45 @@
+/**
+ * Runtime settings, read from the environment once per cold start. Every value has a default
+ * that is safe in the cloud; the local stack and the tests override them through the same names.
+ */
+const env = process.env;
+
+const int = (name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
+  return value;
+};
+
+export const config = {
+  get tableName(): string {
+    return env.TABLE_NAME ?? 'delivery-ops';
+  },
+  /** Set only for DynamoDB Local; in the cloud the SDK finds the regional endpoint. */
+  get dynamoEndpoint(): string | undefined {
+    return env.DYNAMODB_ENDPOINT || undefined;
+  },
+  get oidcIssuer(): string {
+    return env.OIDC_ISSUER ?? '';
+  },
+  get oidcAudience(): string {
+    return env.OIDC_AUDIENCE ?? '';
+  },
+  /** A JWKS file trusted instead of fetching the issuer's jwks_uri (local stack, air-gapped runs). */
+  get oidcJwksFile(): string | undefined {
+    return env.OIDC_JWKS_FILE || undefined;
+  },
+  get oidcMfaEnforced(): boolean {
+    return env.OIDC_MFA_ENFORCED === '1';
+  },
+  get tenantRatePerMinute(): number {
+    return int('TENANT_RATE_LIMIT_PER_MINUTE', 1200);
+  },
+  get maxBodyBytes(): number {
+    return 256 * 1024;
+  },
+  get serviceName(): string {
+    return env.POWERTOOLS_SERVICE_NAME ?? 'delivery-ops';
+  },
+};

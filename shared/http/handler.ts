@@ -1,0 +1,82 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { IdempotencyInProgressError } from '../errors.ts';
+import { IdempotentReplay, idempotencyWrite } from '../idempotency.ts';
+import { logger } from '../logger.ts';
+import { commit, TransactionConflictError } from '../table/transaction.ts';
+import { bodyLimits } from './middlewares/body-limits.ts';
+import { idempotencyKey } from './middlewares/idempotency-key.ts';
+import { jsonBody } from './middlewares/json-body.ts';
+import { problemResponse } from './middlewares/problem-response.ts';
+import { requestContext } from './middlewares/request-context.ts';
+import { roleCheck } from './middlewares/role-check.ts';
+import { tenantMembership } from './middlewares/tenant-membership.ts';
+import { validateInput } from './middlewares/validate-input.ts';
+import { verifyToken } from './middlewares/verify-token.ts';
+import { routeKey, type AnyOperation, type Outcome } from './operation.ts';
+import { toResult } from './respond.ts';
+import { header, type ApiContext, type ApiEvent, type ApiResult } from './types.ts';
+
+const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
+  const operation = context.operation;
+  const input = context.input!;
+  if (operation.access === 'public') {
+    return operation.handle({
+      params: input.params,
+      query: input.query,
+      requestId: context.requestId,
+      now: context.receivedAt,
+      sourceIp: event.requestContext.http.sourceIp,
+      acceptLanguage: header(event, 'accept-language'),
+    });
+  }
+  return operation.handle({
+    params: input.params,
+    query: input.query,
+    body: input.body,
+    caller: { requestId: context.requestId, tenantId: context.tenantId!, member: context.member!, claims: context.claims!, now: context.receivedAt },
+  });
+};
+
+/**
+ * The end of the chain: run the operation, then commit its writes and its idempotency record in
+ * one transaction. A lost race on the idempotency record becomes a replay or a 409.
+ */
+const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
+  const outcome = await invoke(event, context);
+  const result = toResult(outcome, context.requestId);
+  const writes = [...(outcome.writes ?? [])];
+  const claim = context.idempotency;
+  if (claim) writes.push(idempotencyWrite(claim, result, context.receivedAt));
+  try {
+    await commit(writes);
+  } catch (error) {
+    if (error instanceof IdempotentReplay) return error.result;
+    if (claim && error instanceof TransactionConflictError && error.conflictedIndexes.includes(writes.length - 1)) {
+      throw new IdempotencyInProgressError();
+    }
+    throw error;
+  }
+  return result;
+};
+
+/**
+ * One Lambda handler per endpoint group. Every request takes the same path:
+ * request id and logs → problem+json on error → token → active membership (and tenant rate)
+ * → role → 413/415 → JSON → validation → idempotency → operation → one transaction.
+ */
+export const httpHandler = (operations: AnyOperation[]) => {
+  const byRoute = new Map(operations.map((operation) => [routeKey(operation), operation]));
+  return middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestContext(byRoute))
+    .use(problemResponse())
+    .use(verifyToken())
+    .use(tenantMembership())
+    .use(roleCheck())
+    .use(bodyLimits())
+    .use(jsonBody())
+    .use(validateInput())
+    .use(idempotencyKey())
+    .handler(runOperation);
+};

@@ -1,0 +1,18 @@
+import { ProblemError } from '../../errors.ts';
+import { logger } from '../../logger.ts';
+import { problemResult } from '../problem.ts';
+import type { ApiMiddleware } from '../types.ts';
+
+/** Turns any error into application/problem+json; only unexpected ones are logged as errors. */
+export const problemResponse = (): ApiMiddleware => ({
+  onError: (request) => {
+    const { error, context } = request;
+    const result = problemResult(error, context.requestId ?? 'unknown');
+    if (error instanceof ProblemError) {
+      logger.info('request refused', { status: error.status, code: error.code });
+    } else {
+      logger.error('request failed', { status: result.statusCode, error: error as Error });
+    }
+    request.response = result;
+  },
+});

@@ -1,0 +1,76 @@
+import type * as v from 'valibot';
+import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import type { Permission } from '../auth/roles.ts';
+import type { Write } from '../table/transaction.ts';
+import type { Member } from '../tenancy/members.ts';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type Schema = v.GenericSchema;
+type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
+
+/** Who is calling, as established by the middleware chain before the operation runs. */
+export interface Caller {
+  requestId: string;
+  tenantId: string;
+  member: Member;
+  claims: JwtPayload;
+  now: Date;
+}
+
+/**
+ * What an operation returns: the response, and the writes that make its change. The chain
+ * commits the writes, with the idempotency record, in one transaction before answering.
+ */
+export interface Outcome {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  writes?: Write[];
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Schema;
+}
+
+interface Common<P, Q, B> {
+  /** A stable name, also the idempotency scope and the OpenAPI operationId. */
+  operationId: string;
+  method: Method;
+  /** The path exactly as the specification writes it, with {name} parameters. */
+  path: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+}
+
+export interface AuthenticatedOperation<P = unknown, Q = unknown, B = unknown> extends Common<P, Q, B> {
+  access: 'member';
+  permission: Permission;
+  /** Requires the idempotency-key header and stores the response for replays. */
+  idempotent?: boolean;
+  /** Requires two-step verification in the token (amr) unless the issuer enforces it for all. */
+  requiresMfa?: boolean;
+  handle(input: { params: Out<P>; query: Out<Q>; body: Out<B>; caller: Caller }): Promise<Outcome>;
+}
+
+export interface PublicOperation<P = unknown, Q = unknown> extends Common<P, Q, undefined> {
+  access: 'public';
+  handle(input: { params: Out<P>; query: Out<Q>; requestId: string; now: Date; sourceIp: string; acceptLanguage?: string }): Promise<Outcome>;
+}
+
+export type AnyOperation = AuthenticatedOperation<any, any, any> | PublicOperation<any, any>;
+
+/** Typed constructors: the schemas given here type the handler's input, so nothing is written twice. */
+export const defineOperation = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  operation: Omit<AuthenticatedOperation<P, Q, B>, 'access'>,
+): AuthenticatedOperation<P, Q, B> => ({ ...operation, access: 'member' });
+
+export const definePublicOperation = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined>(
+  operation: Omit<PublicOperation<P, Q>, 'access'>,
+): PublicOperation<P, Q> => ({ ...operation, access: 'public' });
+
+export const routeKey = (operation: Pick<AnyOperation, 'method' | 'path'>): string => `${operation.method} ${operation.path}`;

@@ -1,0 +1,32 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { config } from '../config.ts';
+
+const makeClient = (): DynamoDBDocumentClient => {
+  const endpoint = config.dynamoEndpoint;
+  const raw = new DynamoDBClient({
+    endpoint,
+    // DynamoDB Local accepts any credentials; giving fixed ones keeps the SDK from searching for them.
+    ...(endpoint ? { region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    maxAttempts: 3,
+    // Short timeouts turn an unreachable table into a quick 503 instead of a Lambda timeout.
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }),
+  });
+  return DynamoDBDocumentClient.from(raw, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+};
+
+let client: DynamoDBDocumentClient | undefined;
+
+/** Module-scope client, created on first use so that importing a handler never needs settings. */
+export const table = (): DynamoDBDocumentClient => (client ??= makeClient());
+
+/** Tests and the local stack point handlers at another table process without a new module. */
+export const resetTableClient = (): void => {
+  client?.destroy();
+  client = undefined;
+};
+
+export const tableName = (): string => config.tableName;

@@ -1,0 +1,25 @@
+/**
+ * Key builders for every item kind, in one place so that the key design in
+ * docs/table-design.md can be checked against the code. `pk`/`sk` are the table keys,
+ * `gsi1pk`/`gsi1sk` and `gsi2pk`/`gsi2sk` the two generic indexes.
+ */
+export const tenantPk = (tenantId: string) => `T#${tenantId}`;
+
+export const keys = {
+  tenant: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'TENANT' }),
+  member: (tenantId: string, subject: string) => ({ pk: tenantPk(tenantId), sk: `MEMBER#${subject}` }),
+  /** gsi1: a member by id (a route's workerId names a member). */
+  memberById: (memberId: string) => ({ gsi1pk: `MEMBER#${memberId}`, gsi1sk: 'MEMBER' }),
+  vehicle: (tenantId: string, vehicleId: string) => ({ pk: tenantPk(tenantId), sk: `VEHICLE#${vehicleId}` }),
+  vehiclePrefix: 'VEHICLE#',
+  /** Guards plate uniqueness inside a tenant: written and removed with the vehicle. */
+  plate: (tenantId: string, normalisedPlate: string) => ({ pk: tenantPk(tenantId), sk: `PLATE#${normalisedPlate}` }),
+  idempotency: (tenantId: string, operationId: string, key: string) => ({ pk: `IDEM#${tenantId}#${operationId}#${key}`, sk: 'IDEM' }),
+  /** One counter per tenant, day and question kind; 30 days of them answer "most asked". */
+  askedCounter: (tenantId: string, day: string, question: string) => ({ pk: `${tenantPk(tenantId)}#ASKED`, sk: `${day}#${question}` }),
+  askedPartition: (tenantId: string) => `${tenantPk(tenantId)}#ASKED`,
+  /** Fixed one-minute window of requests per tenant, for the 429 rate limit. */
+  rateWindow: (tenantId: string, minute: number) => ({ pk: `RATE#${tenantId}`, sk: String(minute) }),
+  /** Outbox: the events a change causes, carried on by the table stream. */
+  event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
+} as const;

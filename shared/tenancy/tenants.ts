@@ -1,0 +1,37 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { nowIso } from '../clock.ts';
+import { keys } from '../table/keys.ts';
+import { table, tableName } from '../table/client.ts';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  /** IANA zone for dates the tenant's people speak of ("hoy", ETA labels). */
+  timeZone: string;
+  createdAt: string;
+}
+
+export const DEFAULT_TIME_ZONE = 'America/Santiago';
+
+export const getTenant = async (tenantId: string): Promise<Tenant | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
+  if (!Item) return undefined;
+  return { id: Item.tenantId, name: Item.name, timeZone: Item.timeZone ?? DEFAULT_TIME_ZONE, createdAt: Item.createdAt };
+};
+
+export const putTenant = async (input: { id: string; name: string; timeZone?: string }): Promise<Tenant> => {
+  const existing = await getTenant(input.id);
+  const tenant: Tenant = {
+    id: input.id,
+    name: input.name,
+    timeZone: input.timeZone ?? existing?.timeZone ?? DEFAULT_TIME_ZONE,
+    createdAt: existing?.createdAt ?? nowIso(),
+  };
+  await table().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.tenant(tenant.id), entity: 'tenant', tenantId: tenant.id, name: tenant.name, timeZone: tenant.timeZone, createdAt: tenant.createdAt },
+    }),
+  );
+  return tenant;
+};

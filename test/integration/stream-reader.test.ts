@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ensureTable } from '../../infra/local/create-table.ts';
+import { StreamReader } from '../../infra/local/stream-reader.ts';
+import { resetTableClient, table } from '../../shared/table/client.ts';
+
+const waitFor = async (check: () => boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('local stream reader (DynamoDB Local streams)', () => {
+  const endpoint = inject('dynamoEndpoint');
+  const tableName = `stream-${randomUUID()}`;
+  const readers: StreamReader[] = [];
+  afterAll(async () => {
+    await Promise.all(readers.map((r) => r.stop()));
+  });
+
+  it('hands each consumer every change in order, and a failed batch again until it is handled', async () => {
+    const { streamArn } = await ensureTable(endpoint, tableName);
+    process.env.DYNAMODB_ENDPOINT = endpoint;
+    process.env.TABLE_NAME = tableName;
+    resetTableClient();
+    const seenByA: DynamoDBRecord[] = [];
+    const seenByB: string[] = [];
+    let failuresLeft = 2;
+    const reader = new StreamReader(endpoint, streamArn, {
+      a: async (event) => {
+        seenByA.push(...event.Records);
+      },
+      b: async (event) => {
+        if (failuresLeft-- > 0) throw new Error('consumer crashed');
+        seenByB.push(...event.Records.map((r) => r.dynamodb!.NewImage!.n.N!));
+      },
+    }, undefined, { onError: () => undefined });
+    readers.push(reader);
+    reader.start();
+    for (let n = 1; n <= 5; n++) {
+      await table().send(new PutCommand({ TableName: tableName, Item: { pk: `ITEM#${n}`, sk: 'X', n } }));
+    }
+    await table().send(new PutCommand({ TableName: tableName, Item: { pk: 'ITEM#1', sk: 'X', n: 100 } }));
+    await waitFor(() => seenByA.length >= 6 && seenByB.length >= 6);
+    expect(seenByA.map((r) => r.eventName)).toEqual(['INSERT', 'INSERT', 'INSERT', 'INSERT', 'INSERT', 'MODIFY']);
+    expect(seenByA[5].dynamodb?.OldImage?.n).toEqual({ N: '1' });
+    expect(seenByA[5].dynamodb?.NewImage?.n).toEqual({ N: '100' });
+    expect(seenByA[0].eventSourceARN).toBe(streamArn);
+    expect(seenByB).toEqual(['1', '2', '3', '4', '5', '100']);
+  });
+});
