@@ -6,20 +6,24 @@ export const normalisePlate = (plate: string): string => plate.replace(/[\s.\-·
 
 const Plate = v.pipe(
   v.string('must be a string'),
+  v.description('1-12 letters and digits, as on the vehicle; spaces, dots, hyphens and case are ignored'),
   v.transform(normalisePlate),
   v.regex(/^[A-Z0-9]{1,12}$/, 'must be 1-12 letters and digits (spaces, dots and hyphens are ignored)'),
 );
 const Label = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(120, 'must be at most 120 characters'));
 
-export const Vehicle = v.object({
-  id: Uuid,
-  plate: v.string(),
-  label: v.string(),
-  active: v.boolean(),
-  version: v.pipe(v.number(), v.integer()),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-});
+export const Vehicle = v.pipe(
+  v.object({
+    id: Uuid,
+    plate: v.pipe(v.string(), v.maxLength(12), v.description('Normalised: upper case, no separators')),
+    label: v.pipe(v.string(), v.maxLength(120)),
+    active: v.boolean(),
+    version: Version,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  }),
+  v.title('Vehicle'),
+);
 export type Vehicle = v.InferOutput<typeof Vehicle>;
 
 export const CreateVehicleBody = v.strictObject({

@@ -1,0 +1,82 @@
+import type * as v from 'valibot';
+import { allOperations } from '../../functions/index.ts';
+import type { AnyOperation } from '../http/operation.ts';
+import { responseHeaders, securitySchemes, sharedParameters } from './components.ts';
+import { SchemaConverter } from './json-schema.ts';
+import { namedSchemas } from './named-schemas.ts';
+import { operationObject } from './operation-object.ts';
+import { Problem, problemMediaType, problemResponses } from './problems.ts';
+
+type Json = Record<string, unknown>;
+
+/** The version of the interface description (interface.md, Versioning), not of the package. */
+export const interfaceVersion = '0.4.0';
+
+export interface OpenApiBuild {
+  document: Json;
+  /** Schemas that could not be expressed in JSON Schema and are documented as "anything". */
+  gaps: string[];
+}
+
+/** Builds the document from the given operations; openApiDocument() is this for every route served. */
+export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
+  const schemas = new SchemaConverter(namedSchemas(operations, { Problem: Problem as v.GenericSchema }));
+  const problem = schemas.reference('Problem', 'response');
+
+  const paths: Record<string, Record<string, Json>> = {};
+  const tags: string[] = [];
+  for (const operation of operations) {
+    const pathItem = (paths[operation.path] ??= {});
+    pathItem[operation.method.toLowerCase()] = operationObject(operation, schemas);
+    if (!tags.includes(operation.tag)) tags.push(operation.tag);
+  }
+
+  const responses = Object.fromEntries(
+    Object.values(problemResponses).map(({ name, description, headers }) => [
+      name,
+      {
+        description,
+        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(headers ?? {}) },
+        content: { [problemMediaType]: { schema: problem } },
+      },
+    ]),
+  );
+
+  const document: Json = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Delivery Operations API',
+      version: interfaceVersion,
+      description:
+        'Multi-tenant delivery operations. Authenticated operations take an OIDC bearer token and `x-tenant-id`; errors are `application/problem+json` (RFC 9457).',
+    },
+    // The schemas are JSON Schema 2020-12, which is what this dialect (the 3.1 default) builds on.
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: schemas.components(),
+      responses,
+      parameters: sharedParameters,
+      headers: {
+        RequestId: responseHeaders.requestId,
+        IdempotentReplayed: responseHeaders.idempotentReplayed,
+      },
+      securitySchemes,
+    },
+  };
+  return { document, gaps: [...schemas.gaps] };
+};
+
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+};
+
+let memo: Json | undefined;
+
+/** The OpenAPI 3.1 document of every route served; built once per process and frozen, since every request shares it. */
+export const openApiDocument = (): object => (memo ??= deepFreeze(buildDocument(allOperations()).document));
