@@ -24,7 +24,7 @@ import { compare, fmt, percentile } from './support/stats.ts';
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const BLOCK = 20;
-const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 9);
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
 
 const work = mkdtempSync(join(tmpdir(), 'bench-'));
 const dynamo = await startDynamoDbLocal();
@@ -141,15 +141,15 @@ console.log('| bundle | size KiB | cold import ms | size / floor | import / floo
 console.log('|---|---|---|---|---|');
 const outDir = join(work, 'bundles');
 const floorFile = await floorBundle(outDir);
+const files = [floorFile];
+for (const group of functionGroups) files.push(await bundle(group.entry, outDir, group.name));
+const [floorImport, ...imports] = coldImportMs(files, COLD_RUNS);
 const floorSize = sizeOf(floorFile);
-const floorImport = coldImportMs(floorFile, COLD_RUNS);
 console.log(`| floor (DynamoDB client only) | ${(floorSize / 1024).toFixed(1)} | ${fmt(floorImport)} | 1.00 | 1.00 |`);
-for (const group of functionGroups) {
-  const file = await bundle(group.entry, outDir, group.name);
-  const size = sizeOf(file);
-  const cold = coldImportMs(file, COLD_RUNS);
-  console.log(`| ${group.name} | ${(size / 1024).toFixed(1)} | ${fmt(cold)} | ${(size / floorSize).toFixed(2)} | ${(cold / floorImport).toFixed(2)} |`);
-}
+functionGroups.forEach((group, i) => {
+  const size = sizeOf(files[i + 1]);
+  console.log(`| ${group.name} | ${(size / 1024).toFixed(1)} | ${fmt(imports[i])} | ${(size / floorSize).toFixed(2)} | ${(imports[i] / floorImport).toFixed(2)} |`);
+});
 
 resetTableClient();
 await dynamo.stop();

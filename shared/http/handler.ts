@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { IdempotencyInProgressError } from '../errors.ts';
-import { IdempotentReplay, idempotencyWrite } from '../idempotency.ts';
+import { findReplay, IdempotentReplay, idempotencyWrite } from '../idempotency.ts';
 import { logger } from '../logger.ts';
 import { commit, TransactionConflictError } from '../table/transaction.ts';
 import { bodyLimits } from './middlewares/body-limits.ts';
@@ -45,15 +45,19 @@ const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
 const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
   const outcome = await invoke(event, context);
   const result = toResult(outcome, context.requestId);
-  const writes = [...(outcome.writes ?? [])];
   const claim = context.idempotency;
-  if (claim) writes.push(idempotencyWrite(claim, result, context.receivedAt));
+  // The idempotency record goes first: when a twin request already committed, its failed
+  // condition is the one reported (a replay), not the twin's effects (a taken plate, say).
+  const writes = [...(claim ? [idempotencyWrite(claim, result, context.receivedAt)] : []), ...(outcome.writes ?? [])];
   try {
     await commit(writes);
   } catch (error) {
     if (error instanceof IdempotentReplay) return error.result;
-    if (claim && error instanceof TransactionConflictError && error.conflictedIndexes.includes(writes.length - 1)) {
-      throw new IdempotencyInProgressError();
+    if (claim && error instanceof TransactionConflictError) {
+      // A twin request may have committed in the meantime: answer as it did.
+      const replay = await findReplay(claim, context.receivedAt);
+      if (replay) return replay;
+      if (error.conflictedIndexes.includes(0)) throw new IdempotencyInProgressError();
     }
     throw error;
   }

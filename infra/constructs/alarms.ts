@@ -1,0 +1,80 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { AlarmProps, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface AlarmsProps {
+  api: HttpApi;
+  /** Keyed by a readable name, which also names the alarms. */
+  functions: ReadonlyMap<string, IFunction>;
+  deadLetterQueues: ReadonlyMap<string, IQueue>;
+  /** Subscribed to the topic when given. */
+  email?: string;
+}
+
+const period = Duration.minutes(5);
+
+/** Alarms that need a person, all sent to one topic. */
+export class Alarms extends Construct {
+  readonly topic: Topic;
+  private readonly action: IAlarmAction;
+
+  constructor(scope: Construct, id: string, props: AlarmsProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'Topic', { displayName: 'delivery-ops alarms', enforceSSL: true });
+    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+    this.action = new SnsAction(this.topic);
+
+    this.alarm('Api5xx', {
+      alarmDescription: 'The HTTP API answered 5xx: a function failed, timed out or could not be invoked.',
+      metric: props.api.metricServerError({ period, statistic: 'Sum' }),
+      threshold: 5,
+    });
+
+    for (const [name, fn] of props.functions) {
+      this.alarm(`${name}Errors`, {
+        alarmDescription: `Function ${name} threw or timed out.`,
+        metric: fn.metricErrors({ period, statistic: 'Sum' }),
+        threshold: 1,
+      });
+      this.alarm(`${name}Throttles`, {
+        alarmDescription: `Function ${name} was throttled: account or reserved concurrency is used up.`,
+        metric: fn.metricThrottles({ period, statistic: 'Sum' }),
+        threshold: 1,
+      });
+    }
+
+    for (const [name, queue] of props.deadLetterQueues) {
+      this.alarm(`${name}Depth`, {
+        alarmDescription: `Messages wait in ${name}: they failed every receive and need a look.`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+    }
+  }
+
+  /** Sends an alarm made elsewhere (the webhooks issue, for example) to the same topic. */
+  notify(alarm: Alarm): Alarm {
+    alarm.addAlarmAction(this.action);
+    return alarm;
+  }
+
+  private alarm(id: string, props: Omit<AlarmProps, 'evaluationPeriods'>): Alarm {
+    return this.notify(
+      new Alarm(this, id, {
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        // No traffic is not an incident.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        ...props,
+      }),
+    );
+  }
+}

@@ -1,0 +1,88 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { FunctionGroup } from '../../functions/index.ts';
+import type { ApiFunctions } from './api-functions.ts';
+
+export interface HttpApiProps {
+  groups: readonly FunctionGroup[];
+  functions: ApiFunctions;
+  /** Steady-state requests per second for the whole stage. @default 500 */
+  throttleRate?: number;
+  /** @default 1000 */
+  throttleBurst?: number;
+}
+
+const authorizationReason = (access: 'member' | 'public'): string =>
+  access === 'public'
+    ? 'A public operation by design (no token); the function still validates input and rate limits apply at the edge.'
+    : 'Authorization runs inside the function: aws-jwt-verify checks the OIDC token, then the table confirms an active membership of x-tenant-id.';
+
+/** The HTTP API: exactly the routes of the function manifest, nothing else. */
+export class ServiceHttpApi extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: HttpApiProps) {
+    super(scope, id);
+
+    // No catch-all route and no CORS preflight: an unknown path is answered by API Gateway
+    // itself with 404 and never reaches a function.
+    this.api = new HttpApi(this, 'Api', { apiName: 'delivery-ops', createDefaultStage: false });
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttleRate ?? 500, burstLimit: props.throttleBurst ?? 1000 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            requestTime: '$context.requestTimeEpoch',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            sourceIp: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+
+    // Routes get no API Gateway authorizer: a JWT authorizer could check the token but not the
+    // tenant membership, and the 401/403 bodies must be the service's problem+json documents.
+    for (const group of props.groups) {
+      // One integration per group; each route still gets its own invoke permission.
+      const integration = new HttpLambdaIntegration(`${group.name}Integration`, props.functions.functionFor(group.name), {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      });
+      for (const operation of group.operations) {
+        // Named by operationId: stable, unique, and free of the slashes in a route key.
+        const route = new HttpRoute(this, operation.operationId, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(operation.path, HttpMethod[operation.method]),
+          integration,
+        });
+        Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorizationReason(operation.access) });
+      }
+    }
+  }
+
+  /** The API's host name without scheme, for the CloudFront origin. */
+  get domainName(): string {
+    return `${this.api.apiId}.execute-api.${this.api.stack.region}.${this.api.stack.urlSuffix}`;
+  }
+}

@@ -1,0 +1,63 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+
+/**
+ * Transport for webhook attempts: a queue (short delays via DelaySeconds, up to 15 minutes),
+ * its dead-letter queue, and an EventBridge Scheduler group plus role for one-time schedules
+ * that put longer retries back on the queue. The worker and the fan-out come with the webhooks
+ * issue; this construct only holds what they need.
+ */
+export class WebhookQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly scheduleGroup: CfnScheduleGroup;
+  readonly scheduleGroupName: string;
+  /** Assumed by EventBridge Scheduler; may only send to `queue`. Pass its ARN as the target role. */
+  readonly schedulerRole: Role;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.queue = new Queue(this, 'Attempts', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the worker's expected run time would be the textbook value; 60 s covers a
+      // 10 s delivery timeout with room for the bookkeeping writes around it.
+      visibilityTimeout: Duration.seconds(60),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+    });
+
+    this.scheduleGroup = new CfnScheduleGroup(this, 'RetrySchedules', {
+      name: `${Stack.of(this).stackName}-webhook-retries`,
+    });
+    this.scheduleGroupName = this.scheduleGroup.ref;
+
+    // Both conditions guard against the confused deputy: only schedules of this account's
+    // retry group may use the role.
+    const stack = Stack.of(this);
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnEquals: { 'aws:SourceArn': this.scheduleGroup.attrArn },
+        },
+      }),
+      description: 'EventBridge Scheduler puts delayed webhook attempts back on the attempts queue',
+      // Inline, so the role's only permission is visible on the role itself; the tests pin it.
+      inlinePolicies: {
+        SendToAttemptQueue: new PolicyDocument({
+          statements: [new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] })],
+        }),
+      },
+    });
+  }
+}

@@ -1,0 +1,86 @@
+import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { FunctionGroup } from '../functions/index.ts';
+import { functionGroups } from '../functions/index.ts';
+import { Alarms } from './constructs/alarms.ts';
+import { ApiFunctions } from './constructs/api-functions.ts';
+import { DataTable } from './constructs/data-table.ts';
+import { Edge } from './constructs/edge.ts';
+import { ServiceHttpApi } from './constructs/http-api.ts';
+import { WebhookQueue } from './constructs/webhook-queue.ts';
+
+/** Synth accepts these; a deployment with them rejects every token, so set the context keys. */
+export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
+export const PLACEHOLDER_OIDC_AUDIENCE = 'delivery-ops-api';
+export const DEFAULT_RATE_LIMIT_PER_IP = 600;
+
+/** Every value may also come from the CDK context key of the same name (`-c oidcIssuer=...`). */
+export interface DeliveryOpsStackProps extends StackProps {
+  oidcIssuer?: string;
+  oidcAudience?: string;
+  /** The issuer enforces two-step verification for everyone. @default false */
+  oidcMfaEnforced?: boolean;
+  /** Requests per client address per minute before WAF answers 429. @default 600 */
+  rateLimitPerIp?: number;
+  /** Receives the alarm notifications. @default no subscription */
+  alarmEmail?: string;
+  /** @default the function manifest */
+  groups?: readonly FunctionGroup[];
+}
+
+export class DeliveryOpsStack extends Stack {
+  readonly data: DataTable;
+  readonly functions: ApiFunctions;
+  readonly httpApi: ServiceHttpApi;
+  readonly edge: Edge;
+  readonly webhooks: WebhookQueue;
+  readonly alarms: Alarms;
+
+  constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
+    super(scope, id, props);
+
+    // A CLOUDFRONT-scoped web ACL exists only in us-east-1; fail here rather than mid-deploy.
+    if (!Token.isUnresolved(this.region) && this.region !== 'us-east-1') {
+      throw new Error(`DeliveryOps holds a CLOUDFRONT web ACL and must be deployed to us-east-1, not ${this.region}`);
+    }
+
+    const setting = (key: keyof DeliveryOpsStackProps): unknown => props[key] ?? this.node.tryGetContext(key);
+    const oidcIssuer = String(setting('oidcIssuer') ?? PLACEHOLDER_OIDC_ISSUER);
+    const oidcAudience = String(setting('oidcAudience') ?? PLACEHOLDER_OIDC_AUDIENCE);
+    const mfa = setting('oidcMfaEnforced');
+    const oidcMfaEnforced = mfa === true || mfa === 'true' || mfa === '1';
+    const rateLimitPerIp = Number(setting('rateLimitPerIp') ?? DEFAULT_RATE_LIMIT_PER_IP);
+    if (!Number.isInteger(rateLimitPerIp) || rateLimitPerIp < 10) throw new Error('rateLimitPerIp must be an integer of at least 10 (the WAF minimum)');
+    const alarmEmail = setting('alarmEmail') as string | undefined;
+    const groups = props.groups ?? functionGroups;
+
+    if (oidcIssuer === PLACEHOLDER_OIDC_ISSUER || oidcAudience === PLACEHOLDER_OIDC_AUDIENCE) {
+      Annotations.of(this).addWarningV2(
+        'delivery-ops:oidc-placeholder',
+        'OIDC issuer or audience is the placeholder: set the context keys oidcIssuer and oidcAudience before cdk deploy.',
+      );
+    }
+
+    this.data = new DataTable(this, 'Data');
+    this.functions = new ApiFunctions(this, 'Functions', {
+      groups,
+      data: this.data,
+      oidc: { issuer: oidcIssuer, audience: oidcAudience, mfaEnforced: oidcMfaEnforced },
+      serviceName: 'delivery-ops',
+    });
+    this.httpApi = new ServiceHttpApi(this, 'Http', { groups, functions: this.functions });
+    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp });
+    this.webhooks = new WebhookQueue(this, 'Webhooks');
+    this.alarms = new Alarms(this, 'Alarms', {
+      api: this.httpApi.api,
+      functions: new Map([...this.functions.byGroup].map(([name, fn]) => [name, fn.function])),
+      deadLetterQueues: new Map([['WebhookDeadLetters', this.webhooks.deadLetterQueue]]),
+      email: alarmEmail,
+    });
+
+    new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+  }
+}
