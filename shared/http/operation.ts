@@ -31,6 +31,9 @@ export interface Outcome {
 export interface ResponseSpec {
   description: string;
   schema?: Schema;
+  /** application/json unless said (the tracking page answers text/html). */
+  contentType?: string;
+  headers?: Record<string, { description: string; schema?: Schema }>;
 }
 
 interface Common<P, Q, B> {

@@ -1,0 +1,47 @@
+import * as v from 'valibot';
+
+/**
+ * The event kinds of the specification (Events part) and the exact fields of their `data`,
+ * typed as decisions 6 fixes them. Producers build data through these schemas, so a field that
+ * is not listed here never reaches a receiver.
+ */
+const Uuid = v.pipe(v.string(), v.uuid());
+const Day = v.pipe(v.string(), v.isoDate());
+const Time = v.pipe(v.string(), v.isoTimestamp());
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const eventDataSchemas = {
+  'distribution.order.created': v.strictObject({ orderId: Uuid, reference: v.string(), state: v.string() }),
+  'distribution.order.cancelled': v.strictObject({ orderId: Uuid, reference: v.string(), state: v.string() }),
+  'routing.plan.approved': v.strictObject({ routePlanId: Uuid, previewId: Uuid, routeCount: Count, unassignedCount: Count }),
+  'field.route.assigned': v.strictObject({
+    routeId: Uuid,
+    routePlanId: Uuid,
+    vehicleRouteId: v.string(),
+    serviceDate: Day,
+    fleetVehicleId: Uuid,
+    stopCount: Count,
+    orderIds: v.array(Uuid),
+  }),
+  'field.route.cancelled': v.strictObject({ routeId: Uuid, serviceDate: Day }),
+  'field.route.started': v.strictObject({ routeId: Uuid }),
+  'field.stop.delivered': v.strictObject({ routeId: Uuid, stopId: Uuid, orderId: Uuid, reference: v.string(), outcomeAt: Time, evidenceCount: Count }),
+  'field.stop.failed': v.strictObject({ routeId: Uuid, stopId: Uuid, orderId: Uuid, reference: v.string(), outcomeAt: Time, evidenceCount: Count }),
+  'field.route.finished': v.strictObject({
+    routeId: Uuid,
+    finishedAt: Time,
+    summary: v.strictObject({ stopCount: Count, deliveredCount: Count, failedCount: Count, durationSeconds: Count }),
+  }),
+  'webhook.test': v.strictObject({ endpointId: Uuid, message: v.string() }),
+} as const;
+
+export type EventType = keyof typeof eventDataSchemas;
+export type EventData<T extends EventType> = v.InferOutput<(typeof eventDataSchemas)[T]>;
+
+export const eventTypes = Object.keys(eventDataSchemas) as EventType[];
+
+/** What a destination may subscribe to: every kind but the test, which goes to one destination only. */
+export const subscribableEventTypes = eventTypes.filter((t) => t !== 'webhook.test') as Exclude<EventType, 'webhook.test'>[];
+
+/** The envelope's `version` (the specification's webhook envelope carries an integer version). */
+export const ENVELOPE_VERSION = 1;
