@@ -2,6 +2,7 @@ import type { AnyOperation } from '../shared/http/operation.ts';
 import { assistantOperations } from './assistant/operations.ts';
 import { fleetOperations } from './fleet/operations.ts';
 import { metaOperations } from './meta/operations.ts';
+import { webhookOperations } from './webhooks/operations.ts';
 
 /**
  * The endpoint groups: one Lambda each. The CDK stack, the local gateway and the OpenAPI
@@ -18,6 +19,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'assistant', entry: 'functions/assistant/handler.ts', operations: assistantOperations },
   { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations },
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
+  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

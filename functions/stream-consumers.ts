@@ -10,4 +10,10 @@ export interface StreamConsumerGroup {
   load(): Promise<(event: DynamoDBStreamEvent) => Promise<void | DynamoDBBatchResponse>>;
 }
 
-export const streamConsumerGroups: StreamConsumerGroup[] = [];
+export const streamConsumerGroups: StreamConsumerGroup[] = [
+  {
+    name: 'webhook-fan-out',
+    entry: 'functions/webhooks/fan-out/handler.ts',
+    load: async () => (await import('./webhooks/fan-out/handler.ts')).handler,
+  },
+];

@@ -10,6 +10,7 @@ import { ensureTable } from './create-table.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
+import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
 import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
 
 export interface LocalStackOptions {
@@ -32,6 +33,7 @@ export interface LocalStack extends StackInfo {
   issuer: string;
   devIssuer: DevIssuer;
   gateway: LocalGateway;
+  webhooks: LocalWebhooks;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
+  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir });
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   for (const group of streamConsumerGroups) consumers[group.name] = await group.load();
   const checkpoints = inMemory ? memoryCheckpoints() : fileCheckpoints(join(runtimeDir, 'stream-positions.json'));
@@ -94,9 +97,11 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     port,
     devIssuer,
     gateway,
+    webhooks,
     stop: async () => {
       await gateway.close();
       await reader.stop();
+      await webhooks.stop();
       resetTableClient();
       await dynamo?.stop();
       if (inMemory) rmSync(runtimeDir, { recursive: true, force: true });

@@ -5,6 +5,9 @@
  */
 export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 
+/** How many partitions the due-deliveries index is spread over (the sweeper reads them all). */
+export const DUE_SHARDS = 4;
+
 export const keys = {
   tenant: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'TENANT' }),
   member: (tenantId: string, subject: string) => ({ pk: tenantPk(tenantId), sk: `MEMBER#${subject}` }),
@@ -20,6 +23,21 @@ export const keys = {
   askedPartition: (tenantId: string) => `${tenantPk(tenantId)}#ASKED`,
   /** Fixed one-minute window of requests per tenant, for the 429 rate limit. */
   rateWindow: (tenantId: string, minute: number) => ({ pk: `RATE#${tenantId}`, sk: String(minute) }),
+  /** A webhook destination; a tenant's destinations are read together by the fan-out. */
+  webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
+  webhookEndpointPrefix: 'WHEP#',
+  /** Deliveries live in their own partition per tenant, newest first by their UUIDv7 id. */
+  delivery: (tenantId: string, deliveryId: string) => ({ pk: `${tenantPk(tenantId)}#DLV`, sk: `DLV#${deliveryId}` }),
+  deliveryPartition: (tenantId: string) => `${tenantPk(tenantId)}#DLV`,
+  deliveryPrefix: 'DLV#',
+  /** gsi1: one destination's deliveries, newest first. */
+  deliveryByEndpoint: (endpointId: string, deliveryId: string) => ({ gsi1pk: `WHEP#${endpointId}#DLV`, gsi1sk: `DLV#${deliveryId}` }),
+  /**
+   * gsi2 (sparse): deliveries that are due, by due time. Set while a delivery is pending (due at
+   * nextAttemptAt) or being attempted (due when its lease ends), removed once it settles; spread
+   * over a few partitions so that busy tenants do not write one hot key.
+   */
+  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `DUE#${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
 } as const;

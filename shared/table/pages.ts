@@ -8,6 +8,8 @@ export interface Page<T> {
 
 interface PageRequest {
   pk: string;
+  /** Query a GSI whose sort key is the bare id (gsi1 of deliveries) instead of the table. */
+  index?: { name: 'gsi1' | 'gsi2'; tableKey: (id: string) => { pk: string; sk: string } };
   /** Items' sort keys are `${prefix}${id}` with time-ordered ids, so the cursor is an id. */
   prefix: string;
   after?: string;
@@ -24,12 +26,16 @@ interface PageRequest {
 export const queryPage = async <T>(request: PageRequest, toItem: (raw: Record<string, unknown>) => T, idOf: (item: T) => string): Promise<Page<T>> => {
   const { pk, prefix, after, limit, newestFirst = false } = request;
   const collected: Record<string, unknown>[] = [];
-  let exclusiveStartKey: Record<string, unknown> | undefined = after ? { pk, sk: `${prefix}${after}` } : undefined;
+  const index = request.index;
+  const startKey = (id: string): Record<string, unknown> =>
+    index ? { [`${index.name}pk`]: pk, [`${index.name}sk`]: `${prefix}${id}`, ...index.tableKey(id) } : { pk, sk: `${prefix}${id}` };
+  let exclusiveStartKey: Record<string, unknown> | undefined = after ? startKey(after) : undefined;
   do {
     const { Items = [], LastEvaluatedKey } = await table().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        IndexName: index?.name,
+        KeyConditionExpression: index ? `${index.name}pk = :pk AND begins_with(${index.name}sk, :prefix)` : 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...(request.filter?.ExpressionAttributeValues ?? {}) },
         ExpressionAttributeNames: request.filter?.ExpressionAttributeNames,
         FilterExpression: request.filter?.FilterExpression,

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { DAY_SECONDS, epochSeconds, nowIso } from '../../shared/clock.ts';
+import type { OutboxEvent } from '../../shared/events/outbox.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { tableName } from '../../shared/table/client.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import type { AttemptLogEntry, Delivery, DeliveryState } from './schemas.ts';
+import { DELIVERY_RETENTION_DAYS, MAX_ATTEMPTS } from './settings.ts';
+
+/** A delivery as stored: the API fields, the exact body to sign, its log, and the attempt lease. */
+export interface DeliveryRecord extends Delivery {
+  tenantId: string;
+  payload: string;
+  attemptLog: AttemptLogEntry[];
+  leaseToken: string | null;
+  expiresAt: number;
+}
+
+/**
+ * The same event and destination always give the same delivery id (a UUIDv7 whose time is the
+ * event's and whose random part is a hash of both ids), so a stream record handed over twice
+ * makes one delivery, and ids still sort by time for pages.
+ */
+export const deliveryIdFor = (eventId: string, endpointId: string, occurredAt: string): string => {
+  const random = createHash('sha256').update(`${eventId}:${endpointId}`).digest().subarray(0, 16);
+  return uuidv7({ msecs: new Date(occurredAt).getTime(), random: new Uint8Array(random), seq: 0 });
+};
+
+/** The time a UUIDv7 was made: tells a delivery past retention (410) from one never made (404). */
+export const createdAtOfId = (id: string): Date => new Date(parseInt(id.replace(/-/g, '').slice(0, 12), 16));
+
+/** The envelope of the specification, serialised once: every attempt signs the same bytes. */
+export const envelopeOf = (event: OutboxEvent): string =>
+  JSON.stringify({ id: event.id, type: event.type, timestamp: event.occurredAt, tenantId: event.tenantId, version: event.version, data: event.data });
+
+export const toDeliveryRecord = (item: Record<string, unknown>): DeliveryRecord => ({
+  id: item.deliveryId as string,
+  tenantId: item.tenantId as string,
+  endpointId: item.endpointId as string,
+  eventId: item.eventId as string,
+  eventType: item.eventType as Delivery['eventType'],
+  state: item.state as DeliveryState,
+  mode: item.mode as Delivery['mode'],
+  attempts: item.attempts as number,
+  maxAttempts: item.maxAttempts as number,
+  manualRetries: item.manualRetries as number,
+  nextAttemptAt: (item.nextAttemptAt as string | null) ?? null,
+  lastAttemptAt: (item.lastAttemptAt as string | null) ?? null,
+  lastStatus: (item.lastStatus as number | null) ?? null,
+  lastOutcome: (item.lastOutcome as Delivery['lastOutcome']) ?? null,
+  succeededAt: (item.succeededAt as string | null) ?? null,
+  deadAt: (item.deadAt as string | null) ?? null,
+  createdAt: item.createdAt as string,
+  payload: item.payload as string,
+  attemptLog: (item.attemptLog as AttemptLogEntry[]) ?? [],
+  leaseToken: (item.leaseToken as string | null) ?? null,
+  expiresAt: item.expiresAt as number,
+});
+
+export const toDelivery = (record: DeliveryRecord): Delivery => ({
+  id: record.id,
+  endpointId: record.endpointId,
+  eventId: record.eventId,
+  eventType: record.eventType,
+  state: record.state,
+  mode: record.mode,
+  attempts: record.attempts,
+  maxAttempts: record.maxAttempts,
+  manualRetries: record.manualRetries,
+  nextAttemptAt: record.nextAttemptAt,
+  lastAttemptAt: record.lastAttemptAt,
+  lastStatus: record.lastStatus,
+  lastOutcome: record.lastOutcome,
+  succeededAt: record.succeededAt,
+  deadAt: record.deadAt,
+  createdAt: record.createdAt,
+});
+
+export const isExpired = (record: Pick<DeliveryRecord, 'expiresAt'>, now: Date): boolean => record.expiresAt <= epochSeconds(now);
+
+/** A new pending delivery of `event` to one destination, due now. */
+export const newDelivery = (event: OutboxEvent, endpointId: string, now: Date): DeliveryRecord => {
+  const createdAt = nowIso(now);
+  return {
+    id: deliveryIdFor(event.id, endpointId, event.occurredAt),
+    tenantId: event.tenantId,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    state: 'pending',
+    mode: 'auto',
+    attempts: 0,
+    maxAttempts: MAX_ATTEMPTS,
+    manualRetries: 0,
+    nextAttemptAt: createdAt,
+    lastAttemptAt: null,
+    lastStatus: null,
+    lastOutcome: null,
+    succeededAt: null,
+    deadAt: null,
+    createdAt,
+    payload: envelopeOf(event),
+    attemptLog: [],
+    leaseToken: null,
+    expiresAt: epochSeconds(now) + DELIVERY_RETENTION_DAYS * DAY_SECONDS,
+  };
+};
+
+/** Creates the delivery unless it exists (a repeated stream record); the caller learns which. */
+export const putNewDelivery = (record: DeliveryRecord): Write => ({
+  item: {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.delivery(record.tenantId, record.id),
+        ...keys.deliveryByEndpoint(record.endpointId, record.id),
+        ...keys.deliveryDue(record.id, record.nextAttemptAt!),
+        entity: 'delivery',
+        deliveryId: record.id,
+        ...Object.fromEntries(Object.entries(record).filter(([k]) => k !== 'id')),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+});

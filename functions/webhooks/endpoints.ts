@@ -1,0 +1,122 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { nowIso } from '../../shared/clock.ts';
+import { NotFoundError, UnprocessableError, VersionMismatchError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { keys, tenantPk } from '../../shared/table/keys.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { endpointItem, newSecret, rotate, toEndpointRecord, type EndpointRecord } from './endpoint-record.ts';
+import type { Endpoint, SecretReveal, UpdateEndpointBody } from './schemas.ts';
+import { webhookSettings } from './settings.ts';
+import { checkDestinationUrl } from './transport/destination-rules.ts';
+
+const notFound = () => new NotFoundError('No webhook destination with this id.');
+
+/** 422 with the rule the address breaks (decisions 5). */
+export const assertDestinationAllowed = (url: string): string => {
+  const check = checkDestinationUrl(url, { allowPrivate: webhookSettings.allowPrivateDestinations });
+  if (!check.ok) throw new UnprocessableError(`The destination address is not allowed: ${check.reason}`, 'destination_not_allowed', [{ path: 'body.url', message: check.reason }]);
+  return check.url.toString();
+};
+
+export const getEndpointRecord = async (tenantId: string, endpointId: string): Promise<EndpointRecord> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenantId, endpointId), ConsistentRead: true }));
+  if (!Item) throw notFound();
+  return toEndpointRecord(Item);
+};
+
+/** A tenant keeps few destinations; the fan-out reads them all for each event. */
+export const listEndpointRecords = async (tenantId: string): Promise<EndpointRecord[]> => {
+  const records: EndpointRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const { Items = [], LastEvaluatedKey } = await table().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': keys.webhookEndpointPrefix },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    records.push(...Items.map(toEndpointRecord));
+    startKey = LastEvaluatedKey;
+  } while (startKey);
+  return records;
+};
+
+/** Writes a changed destination if nobody changed it since `expected` was read. */
+export const saveEndpoint = (record: EndpointRecord, expectedVersion: number): Write => ({
+  item: {
+    Put: {
+      TableName: tableName(),
+      Item: endpointItem(record),
+      ConditionExpression: 'attribute_exists(pk) AND version = :expected',
+      ExpressionAttributeValues: { ':expected': expectedVersion },
+    },
+  },
+  onConditionFailed: (old) => (old ? new VersionMismatchError(old.version as number, expectedVersion) : notFound()),
+});
+
+export const createEndpoint = async (
+  tenantId: string,
+  body: { url: string; description?: string | null; eventTypes: Endpoint['eventTypes'] },
+  now: Date,
+): Promise<{ record: EndpointRecord; secret: SecretReveal; writes: Write[] }> => {
+  const url = assertDestinationAllowed(body.url);
+  const id = newId();
+  const { stored, reveal } = await newSecret(tenantId, id, now);
+  const at = nowIso(now);
+  const record: EndpointRecord = {
+    id,
+    tenantId,
+    url,
+    description: body.description ?? null,
+    eventTypes: body.eventTypes,
+    state: 'active',
+    disabledReason: null,
+    consecutiveFailures: 0,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    currentSecret: stored,
+    retiringSecrets: [],
+  };
+  return {
+    record,
+    secret: reveal,
+    writes: [{ item: { Put: { TableName: tableName(), Item: endpointItem(record), ConditionExpression: 'attribute_not_exists(pk)' } } }],
+  };
+};
+
+const checkVersion = (record: EndpointRecord, version: number) => {
+  if (record.version !== version) throw new VersionMismatchError(record.version, version);
+};
+
+/** PATCH: `active: true` reactivates and forgets the failures; `active: false` disables by hand. */
+export const updateEndpoint = async (tenantId: string, endpointId: string, body: UpdateEndpointBody, now: Date): Promise<{ record: EndpointRecord; writes: Write[] }> => {
+  const current = await getEndpointRecord(tenantId, endpointId);
+  checkVersion(current, body.version);
+  const record: EndpointRecord = { ...current, version: current.version + 1, updatedAt: nowIso(now) };
+  if (body.description !== undefined) record.description = body.description;
+  if (body.eventTypes !== undefined) record.eventTypes = body.eventTypes;
+  if (body.active === true && current.state === 'disabled') {
+    Object.assign(record, { state: 'active', disabledReason: null, consecutiveFailures: 0 });
+  }
+  if (body.active === false && current.state === 'active') {
+    Object.assign(record, { state: 'disabled', disabledReason: 'manual' });
+  }
+  return { record, writes: [saveEndpoint(record, body.version)] };
+};
+
+export const rotateSecret = async (
+  tenantId: string,
+  endpointId: string,
+  body: { version: number; graceSeconds: number },
+  now: Date,
+): Promise<{ record: EndpointRecord; secret: SecretReveal; writes: Write[] }> => {
+  const current = await getEndpointRecord(tenantId, endpointId);
+  checkVersion(current, body.version);
+  const { stored, reveal } = await newSecret(tenantId, endpointId, now);
+  const record: EndpointRecord = { ...current, ...rotate(current, stored, body.graceSeconds, now), version: current.version + 1, updatedAt: nowIso(now) };
+  return { record, secret: reveal, writes: [saveEndpoint(record, body.version)] };
+};

@@ -1,0 +1,68 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { EVENT_ENTITY, toOutboxEvent, type OutboxEvent } from '../../../shared/events/outbox.ts';
+import { logger } from '../../../shared/logger.ts';
+import { ports } from '../../../shared/ports/registry.ts';
+import { keys } from '../../../shared/table/keys.ts';
+import { table, tableName } from '../../../shared/table/client.ts';
+import { newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
+import { listEndpointRecords } from '../endpoints.ts';
+
+type Image = Record<string, unknown>;
+const imageOf = (image: unknown): Image | undefined => (image ? unmarshall(image as Parameters<typeof unmarshall>[0]) : undefined);
+
+/** Queues a delivery that has not been attempted yet; a second send of it is harmless (claims). */
+const queueIfFresh = async (tenantId: string, deliveryId: string): Promise<void> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenantId, deliveryId), ConsistentRead: true }));
+  if (Item && Item.state === 'pending' && Item.attempts === 0) await ports().queue.send({ tenantId, deliveryId });
+};
+
+/**
+ * One delivery per subscribed active destination. The id is derived from the event and the
+ * destination, and the write is conditional, so a stream record handed over twice makes no
+ * second delivery.
+ */
+const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
+  if (event.target) return queueIfFresh(event.tenantId, event.target.deliveryId);
+  const endpoints = (await listEndpointRecords(event.tenantId)).filter((e) => e.state === 'active' && e.eventTypes.includes(event.type as never));
+  await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const delivery = newDelivery(event, endpoint.id, now);
+      try {
+        await table().send(new PutCommand(putNewDelivery(delivery).item.Put!));
+      } catch (error) {
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+        return queueIfFresh(event.tenantId, delivery.id);
+      }
+      await ports().queue.send({ tenantId: event.tenantId, deliveryId: delivery.id });
+    }),
+  );
+};
+
+const route = async (record: DynamoDBRecord, now: Date): Promise<void> => {
+  const image = imageOf(record.dynamodb?.NewImage);
+  if (!image) return;
+  if (record.eventName === 'INSERT' && image.entity === EVENT_ENTITY) return fanOut(toOutboxEvent(image), now);
+  // A manual retry: a settled delivery made pending again by the API is queued from here.
+  const old = imageOf(record.dynamodb?.OldImage);
+  if (record.eventName === 'MODIFY' && image.entity === 'delivery' && image.state === 'pending' && (old?.state === 'dead' || old?.state === 'succeeded')) {
+    const delivery = toDeliveryRecord(image);
+    await ports().queue.send({ tenantId: delivery.tenantId, deliveryId: delivery.id });
+  }
+};
+
+/** The table stream's webhook consumer (event source mapping with ReportBatchItemFailures). */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const now = new Date();
+  for (const record of event.Records) {
+    try {
+      await route(record, now);
+    } catch (error) {
+      logger.error('webhook fan-out failed; the batch is handed over again from here', { eventID: record.eventID, error: error as Error });
+      // Lambda retries from the first failure reported, so the rest of the batch waits for it.
+      return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
+    }
+  }
+  return { batchItemFailures: [] };
+};

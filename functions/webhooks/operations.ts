@@ -1,0 +1,181 @@
+import { defineOperation } from '../../shared/http/operation.ts';
+import { IdParams } from '../../shared/http/schemas.ts';
+import { deliveryDetail, getDeliveryRecord, listDeliveries, retryDelivery, testDelivery } from './deliveries.ts';
+import { toEndpoint } from './endpoint-record.ts';
+import { createEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
+import {
+  CreateEndpointBody,
+  Delivery,
+  DeliveriesQuery,
+  DeliveryDetail,
+  DeliveryPage,
+  Endpoint,
+  EndpointDeliveriesQuery,
+  EndpointList,
+  EndpointWithSecret,
+  RotateSecretBody,
+  UpdateEndpointBody,
+} from './schemas.ts';
+
+const tag = 'Webhooks';
+const prefix = '/v1/webhooks';
+
+export const createEndpointOperation = defineOperation({
+  operationId: 'createWebhookEndpoint',
+  method: 'POST',
+  path: `${prefix}/endpoints`,
+  summary: 'Register a webhook destination',
+  tag,
+  permission: 'webhooks.manage',
+  requiresMfa: true,
+  idempotent: true,
+  body: CreateEndpointBody,
+  responses: { 201: { description: 'The destination and its signing secret, shown this once', schema: EndpointWithSecret } },
+  handle: async ({ body, caller }) => {
+    const { record, secret, writes } = await createEndpoint(caller.tenantId, body, caller.now);
+    return { status: 201, body: { endpoint: toEndpoint(record, caller.now), secret }, headers: { location: `${prefix}/endpoints/${record.id}` }, writes };
+  },
+});
+
+export const listEndpointsOperation = defineOperation({
+  operationId: 'listWebhookEndpoints',
+  method: 'GET',
+  path: `${prefix}/endpoints`,
+  summary: 'List webhook destinations',
+  tag,
+  permission: 'webhooks.read',
+  responses: { 200: { description: 'Every destination of the tenant, oldest first', schema: EndpointList } },
+  handle: async ({ caller }) => ({ status: 200, body: { items: (await listEndpointRecords(caller.tenantId)).map((r) => toEndpoint(r, caller.now)) } }),
+});
+
+export const getEndpointOperation = defineOperation({
+  operationId: 'getWebhookEndpoint',
+  method: 'GET',
+  path: `${prefix}/endpoints/{id}`,
+  summary: 'Read a webhook destination',
+  tag,
+  permission: 'webhooks.read',
+  params: IdParams,
+  responses: { 200: { description: 'The destination', schema: Endpoint } },
+  handle: async ({ params, caller }) => ({ status: 200, body: toEndpoint(await getEndpointRecord(caller.tenantId, params.id), caller.now) }),
+});
+
+export const updateEndpointOperation = defineOperation({
+  operationId: 'updateWebhookEndpoint',
+  method: 'PATCH',
+  path: `${prefix}/endpoints/{id}`,
+  summary: 'Change a webhook destination',
+  tag,
+  permission: 'webhooks.manage',
+  params: IdParams,
+  body: UpdateEndpointBody,
+  responses: { 200: { description: 'The destination after the change', schema: Endpoint } },
+  handle: async ({ params, body, caller }) => {
+    const { record, writes } = await updateEndpoint(caller.tenantId, params.id, body, caller.now);
+    return { status: 200, body: toEndpoint(record, caller.now), writes };
+  },
+});
+
+export const rotateSecretOperation = defineOperation({
+  operationId: 'rotateWebhookSecret',
+  method: 'POST',
+  path: `${prefix}/endpoints/{id}/secrets`,
+  summary: 'Rotate a destination’s signing secret',
+  tag,
+  permission: 'webhooks.manage',
+  requiresMfa: true,
+  idempotent: true,
+  params: IdParams,
+  body: RotateSecretBody,
+  responses: { 201: { description: 'The destination and its new secret, shown this once', schema: EndpointWithSecret } },
+  handle: async ({ params, body, caller }) => {
+    const { record, secret, writes } = await rotateSecret(caller.tenantId, params.id, body, caller.now);
+    return { status: 201, body: { endpoint: toEndpoint(record, caller.now), secret }, writes };
+  },
+});
+
+export const testEndpointOperation = defineOperation({
+  operationId: 'sendWebhookTest',
+  method: 'POST',
+  path: `${prefix}/endpoints/{id}/test`,
+  summary: 'Send a test notification',
+  tag,
+  permission: 'webhooks.manage',
+  idempotent: true,
+  params: IdParams,
+  responses: { 202: { description: 'The delivery of the webhook.test event', schema: Delivery } },
+  handle: async ({ params, caller }) => {
+    await getEndpointRecord(caller.tenantId, params.id);
+    const { delivery, writes } = testDelivery(caller.tenantId, params.id, caller.now);
+    return { status: 202, body: delivery, writes };
+  },
+});
+
+export const listEndpointDeliveriesOperation = defineOperation({
+  operationId: 'listWebhookEndpointDeliveries',
+  method: 'GET',
+  path: `${prefix}/endpoints/{id}/deliveries`,
+  summary: 'List a destination’s deliveries',
+  tag,
+  permission: 'webhooks.read',
+  params: IdParams,
+  query: EndpointDeliveriesQuery,
+  responses: { 200: { description: 'A page of deliveries, newest first', schema: DeliveryPage } },
+  handle: async ({ params, query, caller }) => {
+    await getEndpointRecord(caller.tenantId, params.id);
+    return { status: 200, body: await listDeliveries(caller.tenantId, { ...query, endpointId: params.id }, caller.now) };
+  },
+});
+
+export const listDeliveriesOperation = defineOperation({
+  operationId: 'listWebhookDeliveries',
+  method: 'GET',
+  path: `${prefix}/deliveries`,
+  summary: 'List deliveries',
+  tag,
+  permission: 'webhooks.read',
+  query: DeliveriesQuery,
+  responses: { 200: { description: 'A page of deliveries, newest first', schema: DeliveryPage } },
+  handle: async ({ query, caller }) => ({ status: 200, body: await listDeliveries(caller.tenantId, query, caller.now) }),
+});
+
+export const getDeliveryOperation = defineOperation({
+  operationId: 'getWebhookDelivery',
+  method: 'GET',
+  path: `${prefix}/deliveries/{id}`,
+  summary: 'Read a delivery with its event and attempts',
+  tag,
+  permission: 'webhooks.read',
+  params: IdParams,
+  responses: { 200: { description: 'The delivery, its event and its attempt log', schema: DeliveryDetail } },
+  handle: async ({ params, caller }) => ({ status: 200, body: deliveryDetail(await getDeliveryRecord(caller.tenantId, params.id, caller.now)) }),
+});
+
+export const retryDeliveryOperation = defineOperation({
+  operationId: 'retryWebhookDelivery',
+  method: 'POST',
+  path: `${prefix}/deliveries/{id}/retry`,
+  summary: 'Retry a delivery by hand',
+  tag,
+  permission: 'webhooks.manage',
+  idempotent: true,
+  params: IdParams,
+  responses: { 202: { description: 'The delivery, pending again in manual mode', schema: Delivery } },
+  handle: async ({ params, caller }) => {
+    const { delivery, writes } = await retryDelivery(caller.tenantId, params.id, caller.now);
+    return { status: 202, body: delivery, writes };
+  },
+});
+
+export const webhookOperations = [
+  createEndpointOperation,
+  listEndpointsOperation,
+  getEndpointOperation,
+  updateEndpointOperation,
+  rotateSecretOperation,
+  testEndpointOperation,
+  listEndpointDeliveriesOperation,
+  listDeliveriesOperation,
+  getDeliveryOperation,
+  retryDeliveryOperation,
+];

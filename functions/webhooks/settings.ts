@@ -1,0 +1,33 @@
+/**
+ * Webhook delivery settings. The defaults are the specification's; the local stack and tests
+ * may shorten the delays (WEBHOOK_RETRY_DELAYS) and allow loopback receivers
+ * (WEBHOOK_ALLOW_PRIVATE_DESTINATIONS=1, which the CDK stack never sets).
+ */
+export const DEFAULT_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000];
+export const MAX_ATTEMPTS = 8;
+export const DISABLE_AFTER_DEAD_DELIVERIES = 20;
+export const DELIVERY_RETENTION_DAYS = 30;
+/** A claimed attempt that has not settled by then is taken as crashed; well past the 10 s limit. */
+export const LEASE_SECONDS = Number(process.env.WEBHOOK_LEASE_SECONDS ?? 60);
+
+const env = process.env;
+
+export const webhookSettings = {
+  /** Seconds before attempts 2..8. */
+  get retryDelays(): number[] {
+    const raw = env.WEBHOOK_RETRY_DELAYS;
+    if (!raw) return DEFAULT_RETRY_DELAYS;
+    const delays = raw.split(',').map((d) => Number(d.trim()));
+    if (delays.length !== MAX_ATTEMPTS - 1 || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+      throw new Error(`WEBHOOK_RETRY_DELAYS must be ${MAX_ATTEMPTS - 1} whole numbers of seconds`);
+    }
+    return delays;
+  },
+  get allowPrivateDestinations(): boolean {
+    return env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === '1';
+  },
+  /** Delays up to this go to SQS as DelaySeconds; longer ones through EventBridge Scheduler. */
+  get maxQueueDelaySeconds(): number {
+    return Number(env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS ?? 900);
+  },
+};

@@ -1,0 +1,166 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { checkDelaySeconds, messageBody, type DeliveryMessage, type QueuePort } from '../../../shared/ports/queue.ts';
+
+export type QueueConsumer = (event: SQSEvent) => Promise<void | SQSBatchResponse>;
+
+export interface LocalQueueOptions {
+  consumer: QueueConsumer;
+  batchSize?: number;
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+  onDeadLetter?: (message: DeliveryMessage, record: SQSRecord) => void;
+  pollMs?: number;
+  /** Batches handed over at once, as the event source mapping's concurrency. */
+  maxConcurrency?: number;
+  /** A consumer that throws; Lambda would log it. */
+  onError?: (error: unknown) => void;
+}
+
+interface Stored {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  /** Until then the message is delayed (never received) or in flight (received, not deleted). */
+  visibleAt: number;
+  receiveCount: number;
+  firstReceivedAt?: number;
+  receiptHandle?: string;
+  lastRecord?: SQSRecord;
+}
+
+const EVENT_SOURCE_ARN = 'arn:aws:sqs:local:000000000000:webhook-attempts';
+
+/**
+ * SQS and Lambda's event source mapping in one process: delays, batches, visibility timeout,
+ * partial batch responses and a redrive to a dead-letter list. Nothing persists across restarts;
+ * the webhooks sweeper recovers deliveries whose time has passed.
+ */
+export class LocalQueue implements QueuePort {
+  private readonly options: Required<Omit<LocalQueueOptions, 'onDeadLetter'>> & Pick<LocalQueueOptions, 'onDeadLetter'>;
+  private readonly messages = new Map<string, Stored>();
+  private readonly dead: Stored[] = [];
+  private readonly batches = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(options: LocalQueueOptions) {
+    this.options = {
+      batchSize: 10,
+      visibilityTimeoutSeconds: 60,
+      maxReceiveCount: 5,
+      pollMs: 50,
+      maxConcurrency: 5,
+      onError: (error) => console.error('local queue consumer failed:', (error as Error)?.message ?? error),
+      ...options,
+    };
+  }
+
+  async send(message: DeliveryMessage, delaySeconds = 0): Promise<void> {
+    const delay = checkDelaySeconds(delaySeconds);
+    const now = Date.now();
+    const messageId = randomUUID();
+    this.messages.set(messageId, { messageId, body: messageBody(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 });
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.poll(), this.options.pollMs);
+  }
+
+  /** Stops receiving and waits for the batches already handed over. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    while (this.batches.size > 0) await Promise.allSettled([...this.batches]);
+  }
+
+  depth(): { visible: number; delayed: number; inFlight: number; dead: number } {
+    const now = Date.now();
+    let visible = 0;
+    let delayed = 0;
+    let inFlight = 0;
+    for (const m of this.messages.values()) {
+      if (m.visibleAt <= now) visible++;
+      else if (m.receiveCount === 0) delayed++;
+      else inFlight++;
+    }
+    return { visible, delayed, inFlight, dead: this.dead.length };
+  }
+
+  private poll(): void {
+    while (this.timer && this.batches.size < this.options.maxConcurrency) {
+      const batch = this.receive();
+      if (batch.length === 0) return;
+      const running = this.deliver(batch).finally(() => this.batches.delete(running));
+      this.batches.add(running);
+    }
+  }
+
+  private receive(): Stored[] {
+    const now = Date.now();
+    const batch: Stored[] = [];
+    for (const m of this.messages.values()) {
+      if (batch.length >= this.options.batchSize) break;
+      if (m.visibleAt > now) continue;
+      // As SQS's redrive policy: a message received maxReceiveCount times moves on its next receive.
+      if (m.receiveCount >= this.options.maxReceiveCount) {
+        this.deadLetter(m);
+        continue;
+      }
+      m.receiveCount++;
+      m.firstReceivedAt ??= now;
+      m.receiptHandle = randomUUID();
+      m.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
+      batch.push(m);
+    }
+    return batch;
+  }
+
+  private deadLetter(m: Stored): void {
+    this.messages.delete(m.messageId);
+    this.dead.push(m);
+    try {
+      this.options.onDeadLetter?.(JSON.parse(m.body) as DeliveryMessage, m.lastRecord!);
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private record(m: Stored): SQSRecord {
+    return {
+      messageId: m.messageId,
+      receiptHandle: m.receiptHandle!,
+      body: m.body,
+      attributes: {
+        ApproximateReceiveCount: String(m.receiveCount),
+        SentTimestamp: String(m.sentAt),
+        SenderId: '000000000000',
+        ApproximateFirstReceiveTimestamp: String(m.firstReceivedAt),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(m.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: EVENT_SOURCE_ARN,
+      awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+    };
+  }
+
+  private async deliver(batch: Stored[]): Promise<void> {
+    const records = batch.map((m) => (m.lastRecord = this.record(m)));
+    let failed: Set<string>;
+    try {
+      const response = await this.options.consumer({ Records: records });
+      const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
+      // As Lambda: an identifier that names no record of the batch fails the whole batch.
+      failed = ids.every((id) => records.some((r) => r.messageId === id)) ? new Set(ids) : new Set(records.map((r) => r.messageId));
+    } catch (error) {
+      this.options.onError(error);
+      failed = new Set(records.map((r) => r.messageId));
+    }
+    for (const record of records) {
+      if (failed.has(record.messageId)) continue; // stays in flight until its visibility timeout ends
+      // A receipt handle from an earlier receive no longer deletes, as in SQS.
+      if (this.messages.get(record.messageId)?.receiptHandle === record.receiptHandle) this.messages.delete(record.messageId);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { LocalKeyService } from '../../shared/ports/key-service.ts';
+import { resetPorts, setPorts } from '../../shared/ports/registry.ts';
+import { LocalQueue } from './stand-ins/local-queue.ts';
+import { LocalScheduler } from './stand-ins/local-scheduler.ts';
+
+export interface LocalWebhooks {
+  queue: LocalQueue;
+  scheduler: LocalScheduler;
+  /** Runs the sweeper once now (it also runs every WEBHOOK_SWEEP_SECONDS, default 60). */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The webhook pipeline's cloud services, stood in locally behind the same ports: SQS feeding the
+ * worker handler (as its event source mapping would), EventBridge Scheduler putting messages
+ * back on that queue, KMS replaced by a key file, and the sweeper's one-minute schedule.
+ */
+export const startLocalWebhooks = async (options: { keyDir: string }): Promise<LocalWebhooks> => {
+  const { handler: worker } = await import('../../functions/webhooks/worker/handler.ts');
+  const { sweep } = await import('../../functions/webhooks/sweeper/handler.ts');
+  const queue = new LocalQueue({ consumer: worker, batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 });
+  const scheduler = new LocalScheduler({ queue });
+  setPorts({ queue, scheduler, keys: new LocalKeyService({ keyFile: join(options.keyDir, 'webhook-secrets.key') }) });
+  queue.start();
+  const everySeconds = Number(process.env.WEBHOOK_SWEEP_SECONDS ?? 60);
+  const timer = setInterval(() => {
+    sweep().catch((error: Error) => console.error('webhook sweeper failed:', error.message));
+  }, everySeconds * 1000);
+  timer.unref();
+  return {
+    queue,
+    scheduler,
+    sweep: () => sweep(),
+    stop: async () => {
+      clearInterval(timer);
+      scheduler.stop();
+      await queue.stop();
+      resetPorts();
+    },
+  };
+};

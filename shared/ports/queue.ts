@@ -1,0 +1,43 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+
+/** What a webhook attempt message carries: enough to load the delivery, nothing secret. */
+export interface DeliveryMessage {
+  tenantId: string;
+  deliveryId: string;
+}
+
+/** SQS refuses a larger per-message delay; longer waits go through the scheduler. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+export interface QueuePort {
+  /** delaySeconds: an integer from 0 to MAX_SQS_DELAY_SECONDS; a RangeError otherwise. */
+  send(message: DeliveryMessage, delaySeconds?: number): Promise<void>;
+}
+
+/** Shared by the adapter and the local stand-in so both refuse the same delays. */
+export const checkDelaySeconds = (delaySeconds: number): number => {
+  if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_SQS_DELAY_SECONDS) {
+    throw new RangeError(`delaySeconds must be an integer from 0 to ${MAX_SQS_DELAY_SECONDS}, got ${delaySeconds}`);
+  }
+  return delaySeconds;
+};
+
+/** Only the two ids go on the wire, whatever else the caller's object holds. */
+export const messageBody = (message: DeliveryMessage): string =>
+  JSON.stringify({ tenantId: message.tenantId, deliveryId: message.deliveryId });
+
+export class SqsQueue implements QueuePort {
+  private readonly queueUrl: string;
+  private readonly client: SQSClient;
+
+  constructor(options: { queueUrl: string; client?: SQSClient }) {
+    this.queueUrl = options.queueUrl;
+    this.client = options.client ?? new SQSClient({});
+  }
+
+  async send(message: DeliveryMessage, delaySeconds = 0): Promise<void> {
+    const DelaySeconds = checkDelaySeconds(delaySeconds);
+    // DelaySeconds is always sent so a queue-level default delay never adds to the retry plan.
+    await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: messageBody(message), DelaySeconds }));
+  }
+}
