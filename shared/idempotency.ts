@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { seal, unseal } from './crypto/sealed-secret.ts';
+import { ports } from './ports/registry.ts';
 import { DAY_SECONDS, epochSeconds } from './clock.ts';
 import { IdempotencyKeyReusedError } from './errors.ts';
 import type { ApiResult } from './http/types.ts';
@@ -15,15 +17,20 @@ export interface IdempotencyClaim {
   operationId: string;
   key: string;
   fingerprint: string;
+  /** The response carries a secret (a webhook signing secret): it is stored sealed, never plain. */
+  sealResponse?: boolean;
 }
 
 interface StoredResponse {
   fingerprint: string;
   statusCode: number;
   body: string;
+  sealed?: boolean;
   headers: Record<string, string>;
   expiresAt: number;
 }
+
+const sealContext = (claim: IdempotencyClaim) => ({ tenantId: claim.tenantId, operationId: claim.operationId, key: claim.key });
 
 /** The answer to a repeated request, raised from inside the commit when another request won. */
 export class IdempotentReplay extends Error {
@@ -45,15 +52,15 @@ const canonical = (value: unknown): string => {
 export const fingerprint = (method: string, path: string, body: unknown): string =>
   createHash('sha256').update(`${method} ${path}\n${canonical(body ?? null)}`).digest('base64url');
 
-const replayOf = (stored: StoredResponse): ApiResult => ({
+const replayOf = async (claim: IdempotencyClaim, stored: StoredResponse): Promise<ApiResult> => ({
   statusCode: stored.statusCode,
   headers: { ...stored.headers, 'idempotent-replayed': 'true' },
-  body: stored.body,
+  body: stored.sealed ? await unseal(ports().keys, JSON.parse(stored.body), sealContext(claim)) : stored.body,
 });
 
-const resolve = (claim: IdempotencyClaim, stored: StoredResponse): ApiResult => {
+const resolve = (claim: IdempotencyClaim, stored: StoredResponse): Promise<ApiResult> => {
   if (stored.fingerprint !== claim.fingerprint) throw new IdempotencyKeyReusedError();
-  return replayOf(stored);
+  return replayOf(claim, stored);
 };
 
 const live = (item: Record<string, unknown> | undefined, now: Date): StoredResponse | undefined =>
@@ -69,7 +76,7 @@ export const findReplay = async (claim: IdempotencyClaim, now: Date): Promise<Ap
 };
 
 /** The record that joins the change's transaction; it fails if a live record already exists. */
-export const idempotencyWrite = (claim: IdempotencyClaim, result: ApiResult, now: Date): Write => ({
+export const idempotencyWrite = async (claim: IdempotencyClaim, result: ApiResult, now: Date): Promise<Write> => ({
   item: {
     Put: {
       TableName: tableName(),
@@ -78,7 +85,9 @@ export const idempotencyWrite = (claim: IdempotencyClaim, result: ApiResult, now
         entity: 'idempotency',
         fingerprint: claim.fingerprint,
         statusCode: result.statusCode,
-        body: result.body ?? '',
+        ...(claim.sealResponse
+          ? { sealed: true, body: JSON.stringify(await seal(ports().keys, result.body ?? '', sealContext(claim))) }
+          : { body: result.body ?? '' }),
         headers: result.headers ?? {},
         expiresAt: epochSeconds(now) + IDEMPOTENCY_TTL_SECONDS,
       },
@@ -86,11 +95,11 @@ export const idempotencyWrite = (claim: IdempotencyClaim, result: ApiResult, now
       ExpressionAttributeValues: { ':now': epochSeconds(now) },
     },
   },
-  onConditionFailed: (current) => {
+  onConditionFailed: async (current) => {
     const stored = live(current, now);
     if (!stored) return new IdempotencyKeyReusedError();
     try {
-      return new IdempotentReplay(resolve(claim, stored));
+      return new IdempotentReplay(await resolve(claim, stored));
     } catch (error) {
       return error as Error;
     }

@@ -29,6 +29,7 @@ export const createEndpointOperation = defineOperation({
   permission: 'webhooks.manage',
   requiresMfa: true,
   idempotent: true,
+  responseHasSecret: true,
   body: CreateEndpointBody,
   responses: { 201: { description: 'The destination and its signing secret, shown this once', schema: EndpointWithSecret } },
   handle: async ({ body, caller }) => {
@@ -85,6 +86,7 @@ export const rotateSecretOperation = defineOperation({
   permission: 'webhooks.manage',
   requiresMfa: true,
   idempotent: true,
+  responseHasSecret: true,
   params: IdParams,
   body: RotateSecretBody,
   responses: { 201: { description: 'The destination and its new secret, shown this once', schema: EndpointWithSecret } },

@@ -7,8 +7,6 @@ export const DEFAULT_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 export const MAX_ATTEMPTS = 8;
 export const DISABLE_AFTER_DEAD_DELIVERIES = 20;
 export const DELIVERY_RETENTION_DAYS = 30;
-/** A claimed attempt that has not settled by then is taken as crashed; well past the 10 s limit. */
-export const LEASE_SECONDS = Number(process.env.WEBHOOK_LEASE_SECONDS ?? 60);
 
 const env = process.env;
 
@@ -22,6 +20,10 @@ export const webhookSettings = {
       throw new Error(`WEBHOOK_RETRY_DELAYS must be ${MAX_ATTEMPTS - 1} whole numbers of seconds`);
     }
     return delays;
+  },
+  /** A claimed attempt that has not settled by then is taken as crashed; well past the 10 s limit. */
+  get leaseSeconds(): number {
+    return Number(env.WEBHOOK_LEASE_SECONDS ?? 60);
   },
   get allowPrivateDestinations(): boolean {
     return env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === '1';

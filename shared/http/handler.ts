@@ -48,7 +48,7 @@ const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiRe
   const claim = context.idempotency;
   // The idempotency record goes first: when a twin request already committed, its failed
   // condition is the one reported (a replay), not the twin's effects (a taken plate, say).
-  const writes = [...(claim ? [idempotencyWrite(claim, result, context.receivedAt)] : []), ...(outcome.writes ?? [])];
+  const writes = [...(claim ? [await idempotencyWrite(claim, result, context.receivedAt)] : []), ...(outcome.writes ?? [])];
   try {
     await commit(writes);
   } catch (error) {

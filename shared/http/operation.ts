@@ -55,6 +55,8 @@ export interface AuthenticatedOperation<P = unknown, Q = unknown, B = unknown> e
   permission: Permission;
   /** Requires the idempotency-key header and stores the response for replays. */
   idempotent?: boolean;
+  /** The response reveals a secret: its idempotency copy is stored sealed (envelope encryption). */
+  responseHasSecret?: boolean;
   /** Requires two-step verification in the token (amr) unless the issuer enforces it for all. */
   requiresMfa?: boolean;
   handle(input: { params: Out<P>; query: Out<Q>; body: Out<B>; caller: Caller }): Promise<Outcome>;

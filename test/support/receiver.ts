@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 export interface Received {
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -27,7 +28,7 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         this.received.push(request);
         const answer = this.reply(request);
         res.writeHead(answer.status, answer.headers).end(answer.body ?? '');

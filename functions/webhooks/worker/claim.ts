@@ -5,7 +5,7 @@ import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { toDeliveryRecord, type DeliveryRecord } from '../delivery-record.ts';
-import { LEASE_SECONDS } from '../settings.ts';
+import { webhookSettings } from '../settings.ts';
 
 /** SQS and Scheduler may hand a message over a little early; that much is taken as due. */
 const EARLY_TOLERANCE_MS = 1_000;
@@ -20,7 +20,7 @@ export type Claim = { claimed: true; record: DeliveryRecord; leaseToken: string 
 export const claimDelivery = async (message: DeliveryMessage, now: Date): Promise<Claim> => {
   const leaseToken = randomUUID();
   const dueBy = nowIso(new Date(now.getTime() + EARLY_TOLERANCE_MS));
-  const leaseUntil = nowIso(new Date(now.getTime() + LEASE_SECONDS * 1000));
+  const leaseUntil = nowIso(new Date(now.getTime() + webhookSettings.leaseSeconds * 1000));
   const due = keys.deliveryDue(message.deliveryId, leaseUntil);
   try {
     const { Attributes } = await table().send(

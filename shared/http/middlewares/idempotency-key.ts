@@ -20,6 +20,7 @@ export const idempotencyKey = (): ApiMiddleware => ({
       operationId: operation.operationId,
       key: key.toLowerCase(),
       fingerprint: fingerprint(event.requestContext.http.method, event.rawPath, context.body),
+      sealResponse: operation.responseHasSecret === true,
     };
     const replay = await findReplay(context.idempotency, context.receivedAt);
     if (replay) {

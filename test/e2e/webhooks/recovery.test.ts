@@ -1,0 +1,94 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as fanOut } from '../../../functions/webhooks/fan-out/handler.ts';
+import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
+import { claimDelivery } from '../../../functions/webhooks/worker/claim.ts';
+import { processDelivery } from '../../../functions/webhooks/worker/deliver.ts';
+import { outboxEvent } from '../../../shared/events/outbox.ts';
+import { newId } from '../../../shared/ids.ts';
+import { table } from '../../../shared/table/client.ts';
+import { TestTenant, type TestMember } from '../../support/api.ts';
+import { eventually, Receiver } from '../../support/receiver.ts';
+import { useLocalStack } from '../../support/stack.ts';
+
+const stack = useLocalStack({
+  env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1,1', WEBHOOK_LEASE_SECONDS: '1', WEBHOOK_SWEEP_GRACE_SECONDS: '0' },
+});
+const receiver = new Receiver();
+let tenant: TestTenant;
+let admin: TestMember;
+let endpointId: string;
+
+beforeAll(async () => {
+  await receiver.start();
+  tenant = await TestTenant.create(stack());
+  admin = await tenant.member('admin', { mfa: true });
+  endpointId = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['distribution.order.created'] } })).body.endpoint.id;
+});
+afterAll(() => receiver.stop());
+
+const orderCreated = () => outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-1001', state: 'pending' }, new Date()).event;
+const requestsFor = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
+const getDelivery = (id: string) => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${id}`);
+
+/** A delivery in the table with no message on any queue: as if its schedule was never made. */
+const orphanDelivery = async () => {
+  const record = newDelivery(orderCreated(), endpointId, new Date(Date.now() - 5_000));
+  await table().send(new PutCommand(putNewDelivery(record).item.Put!));
+  return record;
+};
+
+describe('nothing is lost, nothing is doubled', () => {
+  it('the sweeper sends a delivery whose message was lost', async () => {
+    const record = await orphanDelivery();
+    expect(await stack().webhooks.sweep()).toBeGreaterThanOrEqual(1);
+    const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
+    expect(done.body.attempts).toBe(1);
+    expect(requestsFor(record.eventId)).toHaveLength(1);
+  });
+
+  it('recovers a delivery whose worker died mid-attempt, once its lease has run out', async () => {
+    const record = await orphanDelivery();
+    // A worker claims the attempt and dies before recording anything.
+    const claim = await claimDelivery({ tenantId: tenant.id, deliveryId: record.id }, new Date());
+    expect(claim.claimed).toBe(true);
+    expect((await getDelivery(record.id)).body.state).toBe('delivering');
+    // While the lease holds, a redelivered message is refused: no second attempt.
+    await processDelivery({ tenantId: tenant.id, deliveryId: record.id });
+    expect(requestsFor(record.eventId)).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 1_100));
+    await stack().webhooks.sweep();
+    const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
+    expect(done.body.attempts).toBe(1);
+    expect(requestsFor(record.eventId)).toHaveLength(1);
+  });
+
+  it('makes one attempt when five workers get the same message at once', async () => {
+    const record = await orphanDelivery();
+    await Promise.all(Array.from({ length: 5 }, () => processDelivery({ tenantId: tenant.id, deliveryId: record.id })));
+    const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
+    expect(done.body.attempts).toBe(1);
+    expect(requestsFor(record.eventId)).toHaveLength(1);
+  });
+
+  it('makes one delivery when the stream hands the same event over twice', async () => {
+    const { event, write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-2002', state: 'pending' }, new Date());
+    const record = {
+      eventID: '1',
+      eventName: 'INSERT' as const,
+      dynamodb: { NewImage: marshall(write.item.Put!.Item, { removeUndefinedValues: true }) as never, SequenceNumber: '100' },
+    };
+    const streamEvent: DynamoDBStreamEvent = { Records: [record, record] };
+    expect((await fanOut(streamEvent)).batchItemFailures).toEqual([]);
+    expect((await fanOut(streamEvent)).batchItemFailures).toEqual([]);
+    await receiver.waitFor(1);
+    const deliveries = await eventually(
+      () => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=100`),
+      (r) => r.body.items.some((d: { eventId: string; state: string }) => d.eventId === event.id && d.state === 'succeeded'),
+    );
+    expect(deliveries.body.items.filter((d: { eventId: string }) => d.eventId === event.id)).toHaveLength(1);
+    expect(requestsFor(event.id)).toHaveLength(1);
+  });
+});
