@@ -8,6 +8,7 @@ import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
+import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
 
 /** Synth accepts these; a deployment with them rejects every token, so set the context keys. */
@@ -35,6 +36,7 @@ export class DeliveryOpsStack extends Stack {
   readonly httpApi: ServiceHttpApi;
   readonly edge: Edge;
   readonly webhooks: WebhookQueue;
+  readonly webhookPipeline: WebhookPipeline;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
@@ -72,12 +74,22 @@ export class DeliveryOpsStack extends Stack {
     this.httpApi = new ServiceHttpApi(this, 'Http', { groups, functions: this.functions });
     this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
+    this.webhookPipeline = new WebhookPipeline(this, 'WebhookPipeline', {
+      data: this.data,
+      transport: this.webhooks,
+      apiFunction: this.functions.byGroup.get('webhooks'),
+      serviceName: 'delivery-ops',
+    });
     this.alarms = new Alarms(this, 'Alarms', {
       api: this.httpApi.api,
-      functions: new Map([...this.functions.byGroup].map(([name, fn]) => [name, fn.function])),
-      deadLetterQueues: new Map([['WebhookDeadLetters', this.webhooks.deadLetterQueue]]),
+      functions: new Map([...[...this.functions.byGroup].map(([name, fn]) => [name, fn.function] as const), ...this.webhookPipeline.functions]),
+      deadLetterQueues: new Map([
+        ['WebhookDeadLetters', this.webhooks.deadLetterQueue],
+        ['WebhookStreamFailures', this.webhookPipeline.streamFailures],
+      ]),
       email: alarmEmail,
     });
+    this.alarms.notify(this.webhookPipeline.attemptsBacklogAlarm);
 
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });

@@ -7,8 +7,8 @@ import { Construct } from 'constructs';
 /**
  * Transport for webhook attempts: a queue (short delays via DelaySeconds, up to 15 minutes),
  * its dead-letter queue, and an EventBridge Scheduler group plus role for one-time schedules
- * that put longer retries back on the queue. The worker and the fan-out come with the webhooks
- * issue; this construct only holds what they need.
+ * that put longer retries back on the queue. The functions that use them (fan-out, worker,
+ * sweeper) are in webhook-pipeline.ts; this construct only holds what they need.
  */
 export class WebhookQueue extends Construct {
   readonly queue: Queue;

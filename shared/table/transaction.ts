@@ -1,5 +1,5 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { StateConflictError } from '../errors.ts';
 import { table } from './client.ts';
@@ -29,11 +29,31 @@ const withOldValues = (item: TransactItem): TransactItem => {
 };
 
 /**
+ * A change of one item needs no transaction: the single-item write is as atomic, costs half
+ * the capacity and answers faster. Its failed condition is reported the same way.
+ */
+const writeOne = async (write: Write): Promise<void> => {
+  const { Put, Update, Delete } = write.item;
+  const returnOld = { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  try {
+    if (Put) await table().send(new PutCommand({ ...Put, ...returnOld }));
+    else if (Update) await table().send(new UpdateCommand({ ...Update, ...returnOld }));
+    else if (Delete) await table().send(new DeleteCommand({ ...Delete, ...returnOld }));
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const current = error.Item ? unmarshall(error.Item) : undefined;
+    if (write.onConditionFailed) throw await write.onConditionFailed(current);
+    throw new StateConflictError('The resource changed; reload it and try again.');
+  }
+};
+
+/**
  * Writes every item of a change in one DynamoDB transaction: the resource, its outbox events
  * and its idempotency record commit together or not at all.
  */
 export const commit = async (writes: Write[], clientRequestToken?: string): Promise<void> => {
   if (writes.length === 0) return;
+  if (writes.length === 1 && !writes[0].item.ConditionCheck) return writeOne(writes[0]);
   try {
     await table().send(
       new TransactWriteCommand({

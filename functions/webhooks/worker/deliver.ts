@@ -68,7 +68,7 @@ export const processDelivery = async (message: DeliveryMessage, now = new Date()
   const result = usable ? await attempt(record, endpoint, now) : disabledResult(now);
   const settledAt = new Date();
   const settlement = settle(record, result);
-  await recordAttempt(record, leaseToken, result, settlement, settledAt);
+  await recordAttempt(record, leaseToken, result, settlement, settledAt, endpoint?.consecutiveFailures ?? 0);
   logger.info('webhook attempt', { deliveryId: record.id, attemptNo: settlement.attemptNo, outcome: result.outcome, status: result.statusCode, state: settlement.state });
   if (settlement.countsAsFailure) await disableIfFailing(record.tenantId, record.endpointId, settledAt);
   if (settlement.delaySeconds !== null) await enqueueAfter(message, settlement.delaySeconds, settlement.attemptNo + 1, settledAt);

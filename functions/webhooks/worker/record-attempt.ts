@@ -34,7 +34,14 @@ export const settle = (record: DeliveryRecord, result: AttemptResult): Settlemen
  * Records the attempt, the delivery's new state and the destination's failure count in one
  * transaction, on condition that this worker still holds the lease.
  */
-export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, result: AttemptResult, settlement: Settlement, now: Date): Promise<{ nextAttemptAt: string | null }> => {
+export const recordAttempt = async (
+  record: DeliveryRecord,
+  leaseToken: string,
+  result: AttemptResult,
+  settlement: Settlement,
+  now: Date,
+  failuresBefore: number,
+): Promise<{ nextAttemptAt: string | null }> => {
   const at = nowIso(now);
   const nextAttemptAt = settlement.delaySeconds === null ? null : nowIso(new Date(now.getTime() + settlement.delaySeconds * 1000));
   const entry: AttemptLogEntry = {
@@ -81,7 +88,9 @@ export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, 
       onConditionFailed: () => new StateConflictError('The attempt lease was lost to another worker.', 'lease_lost'),
     },
   ];
-  if (settlement.state === 'succeeded' || settlement.countsAsFailure) {
+  // A success writes the destination only when it has failures to forget: otherwise every
+  // success would write one hot item, and concurrent attempts would conflict on it.
+  if ((settlement.state === 'succeeded' && failuresBefore > 0) || settlement.countsAsFailure) {
     writes.push({
       item: {
         Update: {

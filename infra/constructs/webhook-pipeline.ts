@@ -1,0 +1,228 @@
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { CfnFunction, FilterCriteria, FilterRule, StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
+import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
+import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
+import type { DataTable } from './data-table.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { WebhookQueue } from './webhook-queue.ts';
+
+export interface WebhookPipelineProps {
+  data: DataTable;
+  transport: WebhookQueue;
+  /** The webhooks endpoint group's function: it seals secrets, so it gets the ports and GenerateDataKey. */
+  apiFunction?: ServiceFunction;
+  serviceName: string;
+  /** Upper bound of parallel attempts, so a burst cannot take the account's whole concurrency. @default 20 */
+  workerReservedConcurrency?: number;
+}
+
+/** How cdk-nag spells a value in a finding id: the value itself, or `<Pseudo::Parameter>` while a token. */
+const nagName = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
+
+/** The context `functions/webhooks/endpoint-record.ts` seals each secret's data key under. */
+const SEAL_CONTEXT_KEYS = ['tenantId', 'endpointId', 'secretId'];
+
+/**
+ * The delivery pipeline of decisions 5: the table stream triggers the fan-out, which sends new
+ * deliveries to the attempts queue; the worker consumes the queue, makes the attempt and puts the
+ * next one back (SQS delay or Scheduler one-time schedule); the sweeper resends overdue
+ * deliveries every minute. Also the KMS key that wraps the signing secrets' data keys.
+ */
+export class WebhookPipeline extends Construct {
+  readonly key: Key;
+  readonly fanOut: ServiceFunction;
+  readonly worker: ServiceFunction;
+  readonly sweeper: ServiceFunction;
+  /** The three above by a readable name, for the errors and throttles alarms. */
+  readonly functions: ReadonlyMap<string, IFunction>;
+  /** Where the stream mapping reports batches it gave up on (record positions, not the records). */
+  readonly streamFailures: Queue;
+  /** Made here, sent to the alarm topic by the stack. */
+  readonly attemptsBacklogAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: WebhookPipelineProps) {
+    super(scope, id);
+    const { data, transport } = props;
+    const stack = Stack.of(this);
+
+    this.key = new Key(this, 'SecretsKey', {
+      description: 'Wraps the data keys of webhook signing secrets (envelope encryption)',
+      enableKeyRotation: true,
+      // Without the key every stored signing secret is unreadable; a stack delete must not take it.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const environment = {
+      TABLE_NAME: data.table.tableName,
+      POWERTOOLS_SERVICE_NAME: props.serviceName,
+      ...this.portsEnvironment(transport),
+    };
+
+    // ---- fan-out: table stream -> deliveries -> attempts queue
+    const fanOutGroup = streamConsumerGroups.find((group) => group.name === 'webhook-fan-out');
+    if (!fanOutGroup) throw new Error('functions/stream-consumers.ts has no "webhook-fan-out" consumer');
+    this.fanOut = new ServiceFunction(this, 'FanOut', { entry: fanOutGroup.entry, environment, timeout: Duration.seconds(60) });
+    data.grantItemAccess(this.fanOut.function);
+    this.allowSend(this.fanOut, transport.queue);
+
+    // The finding is already acknowledged for X-Ray in ServiceFunction; this role has a second cause.
+    Validations.of(this.fanOut.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Besides X-Ray, the stream mapping needs dynamodb:ListStreams, which has no resource-level permissions; stream reads are limited to the table stream.',
+    });
+
+    this.streamFailures = new Queue(this, 'StreamFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.streamFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the on-failure destination of the stream mapping; a dead-letter queue behind it would only move the same notices again.',
+    });
+
+    this.fanOut.function.addEventSource(
+      new DynamoEventSource(data.table, {
+        // TRIM_HORIZON: outbox items written before the mapping exists (first deploy, a replaced
+        // mapping) still fan out; the fan-out is idempotent, so a re-read makes no duplicate.
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        // Bounded so one poison record cannot hold its shard until the stream's 24 h retention ends.
+        retryAttempts: 10,
+        onFailure: new SqsDlq(this.streamFailures),
+        // Only what the handler acts on: new outbox events, and deliveries a manual retry made
+        // pending again. Every other write (each attempt changes its delivery) is not billed.
+        filters: [
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(EVENT_ENTITY) } } } }),
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('MODIFY'),
+            dynamodb: {
+              NewImage: { entity: { S: FilterRule.isEqual('delivery') }, state: { S: FilterRule.isEqual('pending') } },
+              OldImage: { state: { S: FilterRule.or('dead', 'succeeded') } },
+            },
+          }),
+        ],
+      }),
+    );
+
+    // ---- worker: attempts queue -> receiver, next attempt back on the queue or a schedule
+    const reserved = props.workerReservedConcurrency ?? 20;
+    if (!Number.isInteger(reserved) || reserved < 2) throw new Error('workerReservedConcurrency must be an integer of at least 2 (the SQS mapping minimum)');
+    // Well below the queue's visibility timeout: a message is not handed to a second worker
+    // while the first still runs its 10 s attempt and the writes around it.
+    const workerTimeout = Duration.seconds(30);
+    const visibility = (transport.queue.node.defaultChild as CfnQueue).visibilityTimeout ?? 30;
+    if (workerTimeout.toSeconds() >= visibility) throw new Error(`the worker's timeout must stay below the attempts queue's visibility timeout (${visibility} s)`);
+    this.worker = new ServiceFunction(this, 'Worker', { entry: 'functions/webhooks/worker/handler.ts', environment, timeout: workerTimeout });
+    (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
+    data.grantItemAccess(this.worker.function);
+    this.allowSend(this.worker, transport.queue);
+    this.worker.role.addToPrincipalPolicy(this.keyUse('kms:Decrypt'));
+    this.worker.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule'],
+        resources: [
+          stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${transport.scheduleGroupName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+        ],
+      }),
+    );
+    this.worker.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [transport.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    Validations.of(this.worker.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:${nagName(stack.partition, 'AWS::Partition')}:scheduler:${nagName(stack.region, 'AWS::Region')}:${nagName(stack.account, 'AWS::AccountId')}:schedule/<${stack.getLogicalId(transport.scheduleGroup)}>/*]`,
+      reason: 'Schedule names are made per delivery and attempt at run time; the wildcard is limited to the retry schedule group of this stack.',
+    });
+    this.worker.function.addEventSource(
+      new SqsEventSource(transport.queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        // Not above the reserved concurrency, so the mapping never polls into throttles.
+        maxConcurrency: reserved,
+      }),
+    );
+
+    // ---- sweeper: every minute, overdue deliveries back on the queue
+    this.sweeper = new ServiceFunction(this, 'Sweeper', {
+      entry: 'functions/webhooks/sweeper/handler.ts',
+      environment,
+      // Finished before the next run starts.
+      timeout: Duration.seconds(50),
+    });
+    data.grantItemAccess(this.sweeper.function);
+    this.allowSend(this.sweeper, transport.queue);
+    // A failed run is repeated by the next one a minute later; async retries would only overlap it.
+    this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0 });
+    new Rule(this, 'SweepEveryMinute', {
+      description: 'Resends webhook deliveries whose attempt is overdue',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 0 })],
+    });
+
+    this.functions = new Map([
+      ['webhook-fan-out', this.fanOut.function],
+      ['webhook-worker', this.worker.function],
+      ['webhook-sweeper', this.sweeper.function],
+    ]);
+
+    // ---- the webhooks API function seals new secrets
+    if (props.apiFunction) {
+      for (const [name, value] of Object.entries(this.portsEnvironment(transport))) props.apiFunction.function.addEnvironment(name, value);
+      props.apiFunction.role.addToPrincipalPolicy(this.keyUse('kms:GenerateDataKey'));
+    }
+
+    // The worker re-queues with delays up to the SQS maximum; if SQS counts that wait in the
+    // message's age, a bare 5-minute threshold would fire on every planned retry.
+    this.attemptsBacklogAlarm = new Alarm(this, 'AttemptsBacklog', {
+      alarmDescription: 'A webhook attempt has waited more than 5 minutes past its longest planned delay: the worker is not keeping up or not running.',
+      metric: transport.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: MAX_SQS_DELAY_SECONDS + 300,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /** What `ports()` in shared/ports/registry.ts reads; every function that calls it needs all of it. */
+  private portsEnvironment(transport: WebhookQueue): Record<string, string> {
+    return {
+      WEBHOOK_QUEUE_URL: transport.queue.queueUrl,
+      WEBHOOK_QUEUE_ARN: transport.queue.queueArn,
+      WEBHOOK_SCHEDULE_GROUP: transport.scheduleGroupName,
+      WEBHOOK_SCHEDULER_ROLE_ARN: transport.schedulerRole.roleArn,
+      WEBHOOK_KMS_KEY_ID: this.key.keyArn,
+    };
+  }
+
+  /** Only SendMessage: grantSendMessages would add GetQueueAttributes and GetQueueUrl, unused here. */
+  private allowSend(fn: ServiceFunction, queue: Queue): void {
+    fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+  }
+
+  /** Only under the context a secret is sealed with: exactly these keys, each one present. */
+  private keyUse(action: string): PolicyStatement {
+    return new PolicyStatement({
+      actions: [action],
+      resources: [this.key.keyArn],
+      conditions: {
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': SEAL_CONTEXT_KEYS },
+        Null: Object.fromEntries(SEAL_CONTEXT_KEYS.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+      },
+    });
+  }
+}
