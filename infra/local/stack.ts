@@ -49,6 +49,9 @@ const fileCheckpoints = (file: string): Checkpoints => {
   };
 };
 
+/** The issuer this process set itself, told apart from one the user gave (OIDC_ISSUER). */
+let ownIssuer: string | undefined;
+
 /**
  * The whole service on one machine: DynamoDB Local with the CDK table, the gateway calling the
  * real handlers, the stream read and handed to its consumers, and the dev OIDC issuer.
@@ -71,7 +74,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   devIssuer = await startDevIssuer({ dir: join(runtimeDir, 'oidc'), issuer: `${baseUrl}/dev-oidc` });
 
   // The handlers read these on first use, exactly as a Lambda reads its environment.
-  const external = process.env.OIDC_ISSUER !== undefined && process.env.OIDC_ISSUER !== '';
+  const given = process.env.OIDC_ISSUER;
+  const external = given !== undefined && given !== '' && given !== ownIssuer;
   Object.assign(process.env, {
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamoEndpoint,
@@ -79,6 +83,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     ...(external ? {} : { OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile }),
     ...(options.env ?? {}),
   });
+  if (!external) ownIssuer = devIssuer.issuer;
   resetTableClient();
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
