@@ -113,6 +113,15 @@ describe('delivery log', () => {
     const nested = await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?state=succeeded&limit=100`);
     expect(nested.body.items.every((d: { endpointId: string; state: string }) => d.endpointId === endpointId && d.state === 'succeeded')).toBe(true);
     expect((await tenant.call(admin, 'GET', '/v1/webhooks/deliveries?state=lost')).status).toBe(400);
+
+    const other = await TestTenant.create(stack());
+    const stranger = await other.member('admin', { mfa: true });
+    expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries/${ids[0]}`)).status).toBe(404);
+    expect((await other.call(stranger, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).status).toBe(404);
+    expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries?endpointId=${endpointId}`)).body.items).toEqual([]);
+    const viewer = await tenant.member('viewer');
+    expect((await tenant.call(viewer, 'GET', '/v1/webhooks/deliveries')).status).toBe(200);
+    expect((await tenant.call(viewer, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).body.code).toBe('role_forbidden');
   });
 
   it('answers 410 past the 30 days of retention and 404 for a delivery never made', async () => {
