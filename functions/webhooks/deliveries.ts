@@ -25,7 +25,7 @@ export const listDeliveries = (tenantId: string, filter: DeliveryFilter, now: Da
   const conditions = ['expiresAt > :now', ...(filter.state ? ['#state = :state'] : [])];
   return queryPage(
     {
-      pk: filter.endpointId ? keys.deliveryByEndpoint(filter.endpointId, '').gsi1pk : keys.deliveryPartition(tenantId),
+      pk: filter.endpointId ? keys.deliveryByEndpointPartition(filter.endpointId) : keys.deliveryPartition(tenantId),
       prefix: keys.deliveryPrefix,
       index: filter.endpointId ? { name: 'gsi1', tableKey: (id) => keys.delivery(tenantId, id) } : undefined,
       after: filter.before,

@@ -32,6 +32,7 @@ export const keys = {
   deliveryPrefix: 'DLV#',
   /** gsi1: one destination's deliveries, newest first. */
   deliveryByEndpoint: (endpointId: string, deliveryId: string) => ({ gsi1pk: `WHEP#${endpointId}#DLV`, gsi1sk: `DLV#${deliveryId}` }),
+  deliveryByEndpointPartition: (endpointId: string) => `WHEP#${endpointId}#DLV`,
   /**
    * gsi2 (sparse): deliveries that are due, by due time. Set while a delivery is pending (due at
    * nextAttemptAt) or being attempted (due when its lease ends), removed once it settles; spread

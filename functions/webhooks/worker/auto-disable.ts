@@ -42,7 +42,7 @@ const stopPendingDeliveries = async (tenantId: string, endpointId: string, now: 
         KeyConditionExpression: 'gsi1pk = :pk',
         FilterExpression: '#state = :pending AND tenantId = :tenant',
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':pk': keys.deliveryByEndpoint(endpointId, '').gsi1pk, ':pending': 'pending', ':tenant': tenantId },
+        ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
         ExclusiveStartKey: startKey,
       }),
     );
