@@ -1,6 +1,10 @@
 import type { AnyOperation } from '../shared/http/operation.ts';
 import { assistantOperations } from './assistant/operations.ts';
 import { fleetOperations } from './fleet/operations.ts';
+import { fieldOperations } from './field/operations.ts';
+import { orderOperations } from './orders/operations.ts';
+import { routingOperations } from './routing/operations.ts';
+import { trackingOperations } from './tracking/operations.ts';
 import { metaOperations } from './meta/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 
@@ -18,6 +22,10 @@ export interface FunctionGroup {
 export const functionGroups: FunctionGroup[] = [
   { name: 'assistant', entry: 'functions/assistant/handler.ts', operations: assistantOperations },
   { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations },
+  { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations },
+  { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations },
+  { name: 'field', entry: 'functions/field/handler.ts', operations: fieldOperations },
+  { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations },
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
 ];

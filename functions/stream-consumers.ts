@@ -12,6 +12,11 @@ export interface StreamConsumerGroup {
 
 export const streamConsumerGroups: StreamConsumerGroup[] = [
   {
+    name: 'tracking-projection',
+    entry: 'functions/tracking/consumer.ts',
+    load: async () => (await import('./tracking/consumer.ts')).handler,
+  },
+  {
     name: 'webhook-fan-out',
     entry: 'functions/webhooks/fan-out/handler.ts',
     load: async () => (await import('./webhooks/fan-out/handler.ts')).handler,

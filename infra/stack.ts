@@ -8,6 +8,7 @@ import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
+import { TrackingEdge } from './constructs/tracking-edge.ts';
 import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
 
@@ -73,6 +74,7 @@ export class DeliveryOpsStack extends Stack {
     });
     this.httpApi = new ServiceHttpApi(this, 'Http', { groups, functions: this.functions });
     this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp });
+    new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
     this.webhookPipeline = new WebhookPipeline(this, 'WebhookPipeline', {
       data: this.data,

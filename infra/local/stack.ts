@@ -10,6 +10,7 @@ import { ensureTable } from './create-table.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
+import { trackingRateLimit } from './tracking-rate-limit.ts';
 import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
 import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
 
@@ -68,7 +69,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
 
   let info!: StackInfo;
   let devIssuer!: DevIssuer;
-  const gateway = new LocalGateway(functionGroups, [controlRoutes(() => info, () => devIssuer)]);
+  const gateway = new LocalGateway(functionGroups, [controlRoutes(() => info, () => devIssuer), trackingRateLimit()]);
   const port = await gateway.listen(options.port ?? 3000);
   const baseUrl = `http://127.0.0.1:${port}`;
   devIssuer = await startDevIssuer({ dir: join(runtimeDir, 'oidc'), issuer: `${baseUrl}/dev-oidc` });

@@ -204,6 +204,43 @@ describe('edge', () => {
   });
 });
 
+describe('public tracking at the edge', () => {
+  const behaviour = (pattern: string) => {
+    const [, distribution] = resources('AWS::CloudFront::Distribution')[0]!;
+    return (distribution.Properties.DistributionConfig.CacheBehaviors as Record<string, any>[]).find((b) => b.PathPattern === pattern)!;
+  };
+  const policyOf = (type: string, ref: { Ref: string }) => (template.toJSON().Resources as Record<string, Resource>)[ref.Ref]!;
+
+  it('caches /v1/track/* by path only and /t/* by path and language, for no longer than refreshSeconds', () => {
+    for (const [pattern, headers] of [
+      ['/v1/track/*', { HeaderBehavior: 'none' }],
+      ['/t/*', { HeaderBehavior: 'whitelist', Headers: ['Accept-Language'] }],
+    ] as const) {
+      const b = behaviour(pattern);
+      expect(b, pattern).toBeDefined();
+      expect(b).toMatchObject({ ViewerProtocolPolicy: 'https-only', AllowedMethods: ['GET', 'HEAD'], Compress: true });
+      const cache = policyOf('AWS::CloudFront::CachePolicy', b.CachePolicyId).Properties.CachePolicyConfig;
+      expect(cache).toMatchObject({ MinTTL: 0, DefaultTTL: 0, MaxTTL: 3600 });
+      expect(cache.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({
+        CookiesConfig: { CookieBehavior: 'none' },
+        QueryStringsConfig: { QueryStringBehavior: 'none' },
+        HeadersConfig: headers,
+      });
+      expect(JSON.stringify(cache)).not.toMatch(/authorization/i);
+    }
+  });
+
+  it('forwards nothing else to the origin and forces no-referrer and noindex', () => {
+    const b = behaviour('/t/*');
+    expect(behaviour('/v1/track/*').OriginRequestPolicyId).toEqual(b.OriginRequestPolicyId);
+    const origin = policyOf('AWS::CloudFront::OriginRequestPolicy', b.OriginRequestPolicyId).Properties.OriginRequestPolicyConfig;
+    expect(origin).toMatchObject({ HeadersConfig: { HeaderBehavior: 'none' }, CookiesConfig: { CookieBehavior: 'none' }, QueryStringsConfig: { QueryStringBehavior: 'none' } });
+    const headers = policyOf('AWS::CloudFront::ResponseHeadersPolicy', b.ResponseHeadersPolicyId).Properties.ResponseHeadersPolicyConfig;
+    expect(headers.SecurityHeadersConfig.ReferrerPolicy).toEqual({ ReferrerPolicy: 'no-referrer', Override: true });
+    expect(headers.CustomHeadersConfig.Items).toEqual([{ Header: 'X-Robots-Tag', Value: 'noindex', Override: true }]);
+  });
+});
+
 describe('webhook transport', () => {
   it('has an encrypted, TLS-only attempts queue that dead-letters after 5 receives', () => {
     const [[dlqId, dlq]] = resources('AWS::SQS::Queue').filter(([id]) => id.startsWith('WebhooksDeadLetters')) as [[string, Resource]];

@@ -1,0 +1,144 @@
+import * as v from 'valibot';
+import { defineOperation } from '../../shared/http/operation.ts';
+import { IdParams } from '../../shared/http/schemas.ts';
+import { assignRoute } from './assign.ts';
+import { cancelRoute, finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
+import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, Stop, StopParams } from './schemas.ts';
+import { settleStop } from './stop-actions.ts';
+
+const tag = 'Field';
+const routeResponse = { 200: { description: 'The route with its stops', schema: Route } };
+const PositionAccepted = v.pipe(v.object({ accepted: v.pipe(v.boolean(), v.description('false when a newer position was already kept')) }), v.title('PositionAccepted'));
+
+export const assignRouteOperation = defineOperation({
+  operationId: 'assignRoute',
+  method: 'POST',
+  path: '/v1/field/routes',
+  summary: 'Assign a route of an approved plan to a driver and a vehicle',
+  tag,
+  permission: 'routes.write',
+  idempotent: true,
+  body: AssignRouteBody,
+  responses: { 201: { description: 'The route, state assigned', schema: Route } },
+  handle: async ({ body, caller }) => {
+    const { route, writes } = await assignRoute(caller.tenantId, body, caller.now);
+    return { status: 201, body: route, headers: { location: `/v1/field/routes/${route.id}` }, writes };
+  },
+});
+
+export const getRouteOperation = defineOperation({
+  operationId: 'getRoute',
+  method: 'GET',
+  path: '/v1/field/routes/{id}',
+  summary: 'Read a route (drivers: their own routes only)',
+  tag,
+  permission: 'routes.read',
+  params: IdParams,
+  responses: routeResponse,
+  handle: async ({ params, caller }) => ({ status: 200, body: await getRoute(caller, params.id) }),
+});
+
+export const startRouteOperation = defineOperation({
+  operationId: 'startRoute',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/start',
+  summary: 'Start an assigned route',
+  tag,
+  permission: 'field.act',
+  params: IdParams,
+  responses: routeResponse,
+  handle: async ({ params, caller }) => {
+    const { route, writes } = await startRoute(caller, params.id);
+    return { status: 200, body: route, writes };
+  },
+});
+
+export const recordPositionOperation = defineOperation({
+  operationId: 'recordRoutePosition',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/positions',
+  summary: 'Record the vehicle’s position on a route under way',
+  tag,
+  permission: 'field.act',
+  params: IdParams,
+  body: PositionBody,
+  responses: { 202: { description: 'The position was taken (or ignored as older than the last one)', schema: PositionAccepted } },
+  handle: async ({ params, body, caller }) => {
+    const { accepted, writes } = await recordPosition(caller, params.id, body);
+    return { status: 202, body: { accepted }, writes };
+  },
+});
+
+export const deliverStopOperation = defineOperation({
+  operationId: 'deliverStop',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/stops/{stopId}/deliver',
+  summary: 'Record a delivery with its evidence',
+  tag,
+  permission: 'field.act',
+  params: StopParams,
+  body: DeliverBody,
+  responses: { 200: { description: 'The stop, state delivered', schema: Stop } },
+  handle: async ({ params, body, caller }) => {
+    const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'delivered', evidence: body.evidence });
+    return { status: 200, body: stop, writes };
+  },
+});
+
+export const failStopOperation = defineOperation({
+  operationId: 'failStop',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/stops/{stopId}/fail',
+  summary: 'Record that a delivery could not be made',
+  tag,
+  permission: 'field.act',
+  params: StopParams,
+  body: FailBody,
+  responses: { 200: { description: 'The stop, state failed', schema: Stop } },
+  handle: async ({ params, body, caller }) => {
+    const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'failed', evidence: body.evidence, reason: body.reason });
+    return { status: 200, body: stop, writes };
+  },
+});
+
+export const finishRouteOperation = defineOperation({
+  operationId: 'finishRoute',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/finish',
+  summary: 'Finish a route whose stops all have an outcome',
+  tag,
+  permission: 'field.act',
+  params: IdParams,
+  responses: routeResponse,
+  handle: async ({ params, caller }) => {
+    const { route, writes } = await finishRoute(caller, params.id);
+    return { status: 200, body: route, writes };
+  },
+});
+
+export const cancelRouteOperation = defineOperation({
+  operationId: 'cancelRoute',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/cancel',
+  summary: 'Cancel a route not yet finished; its open orders return to pending',
+  tag,
+  permission: 'routes.write',
+  params: IdParams,
+  body: CancelRouteBody,
+  responses: routeResponse,
+  handle: async ({ params, body, caller }) => {
+    const { route, writes } = await cancelRoute(caller, params.id, body.version);
+    return { status: 200, body: route, writes };
+  },
+});
+
+export const fieldOperations = [
+  assignRouteOperation,
+  getRouteOperation,
+  startRouteOperation,
+  recordPositionOperation,
+  deliverStopOperation,
+  failStopOperation,
+  finishRouteOperation,
+  cancelRouteOperation,
+];

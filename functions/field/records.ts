@@ -1,0 +1,137 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../../shared/errors.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
+
+/** A stop as stored: its public shape, its evidence, and its order's link token for the projection. */
+export interface StopRecord extends Stop {
+  trackingToken: string;
+  evidence: Evidence[];
+}
+
+export interface PositionRecord {
+  latitude: number;
+  longitude: number;
+  recordedAt: string;
+}
+
+export const toRouteRecord = (item: Record<string, unknown>): RouteRecord => ({
+  id: item.routeId as string,
+  routePlanId: item.routePlanId as string,
+  vehicleRouteId: item.vehicleRouteId as string,
+  workerId: item.workerId as string,
+  serviceDate: item.serviceDate as string,
+  depotName: item.depotName as string,
+  vehicle: item.vehicle as RouteRecord['vehicle'],
+  fleetVehicleId: item.fleetVehicleId as string,
+  verification: item.verification as RouteRecord['verification'],
+  state: item.state as RouteRecord['state'],
+  summary: (item.summary as RouteRecord['summary'] | undefined) ?? null,
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  updatedAt: item.updatedAt as string,
+  startedAt: (item.startedAt as string | undefined) ?? null,
+  finishedAt: (item.finishedAt as string | undefined) ?? null,
+  cancelledAt: (item.cancelledAt as string | undefined) ?? null,
+});
+
+export const routeItem = (tenantId: string, route: RouteRecord) => ({
+  ...opsKeys.route(tenantId, route.id),
+  entity: 'route',
+  tenantId,
+  routeId: route.id,
+  routePlanId: route.routePlanId,
+  vehicleRouteId: route.vehicleRouteId,
+  workerId: route.workerId,
+  serviceDate: route.serviceDate,
+  depotName: route.depotName,
+  vehicle: route.vehicle,
+  fleetVehicleId: route.fleetVehicleId,
+  verification: route.verification,
+  state: route.state,
+  summary: route.summary ?? undefined,
+  version: route.version,
+  createdAt: route.createdAt,
+  updatedAt: route.updatedAt,
+  startedAt: route.startedAt ?? undefined,
+  finishedAt: route.finishedAt ?? undefined,
+  cancelledAt: route.cancelledAt ?? undefined,
+});
+
+export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
+  id: item.stopId as string,
+  sequence: item.sequence as number,
+  orderId: item.orderId as string,
+  reference: item.reference as string,
+  address: item.address as Stop['address'],
+  state: item.state as Stop['state'],
+  outcomeAt: (item.outcomeAt as string | undefined) ?? null,
+  evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
+  failureReason: (item.failureReason as string | undefined) ?? null,
+  version: item.version as number,
+  trackingToken: item.trackingToken as string,
+  evidence: (item.evidence as Evidence[] | undefined) ?? [],
+});
+
+export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) => ({
+  ...opsKeys.stop(tenantId, routeId, stop.id),
+  entity: 'stop',
+  tenantId,
+  routeId,
+  stopId: stop.id,
+  sequence: stop.sequence,
+  orderId: stop.orderId,
+  reference: stop.reference,
+  address: stop.address,
+  state: stop.state,
+  outcomeAt: stop.outcomeAt ?? undefined,
+  evidenceCount: stop.evidenceCount,
+  failureReason: stop.failureReason ?? undefined,
+  evidence: stop.evidence,
+  trackingToken: stop.trackingToken,
+  version: stop.version,
+});
+
+export const toStop = ({ trackingToken: _t, evidence: _e, ...stop }: StopRecord): Stop => stop;
+
+export const findRoute = async (tenantId: string, routeId: string): Promise<RouteRecord | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.route(tenantId, routeId), ConsistentRead: true }));
+  return Item ? toRouteRecord(Item) : undefined;
+};
+
+export const getRouteRecord = async (tenantId: string, routeId: string): Promise<RouteRecord> => {
+  const route = await findRoute(tenantId, routeId);
+  if (!route) throw new NotFoundError('No route with this id.');
+  return route;
+};
+
+/** The route's partition: its stops in sequence order and its last position. */
+export const readRoutePartition = async (tenantId: string, routeId: string): Promise<{ stops: StopRecord[]; position: PositionRecord | null }> => {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': opsKeys.routePartition(tenantId, routeId) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  const stops = items.filter((i) => i.entity === 'stop').map(toStopRecord).sort((a, b) => a.sequence - b.sequence);
+  const position = items.find((i) => i.entity === 'route-position');
+  return { stops, position: position ? { latitude: position.latitude as number, longitude: position.longitude as number, recordedAt: position.recordedAt as string } : null };
+};
+
+export const getStopRecord = async (tenantId: string, routeId: string, stopId: string): Promise<StopRecord> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.stop(tenantId, routeId, stopId), ConsistentRead: true }));
+  if (!Item) throw new NotFoundError('No stop with this id on this route.');
+  return toStopRecord(Item);
+};
+
+export const withStops = (route: RouteRecord, stops: StopRecord[]): Route => ({ ...route, stops: stops.map(toStop) });

@@ -1,0 +1,129 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { nowIso } from '../../shared/clock.ts';
+import { StateConflictError, UnprocessableError, VersionMismatchError } from '../../shared/errors.ts';
+import { outboxEvent } from '../../shared/events/outbox.ts';
+import type { Caller } from '../../shared/http/operation.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { orderStateWrite } from '../orders/orders.ts';
+import { findOrders } from '../orders/records.ts';
+import { assertMayAct, assertMayRead } from './access.ts';
+import { getRouteRecord, readRoutePartition, stopItem, withStops } from './records.ts';
+import { requireRouteState, routeStartedCheck, routeWrite } from './route-writes.ts';
+import type { PositionBody, Route, RouteRecord } from './schemas.ts';
+
+/** Positions may come a little from the future (phone clocks); more than this is refused. */
+const CLOCK_SKEW_MS = 2 * 60_000;
+
+export const getRoute = async (caller: Caller, routeId: string): Promise<Route> => {
+  const route = await getRouteRecord(caller.tenantId, routeId);
+  assertMayRead(caller, route);
+  return withStops(route, (await readRoutePartition(caller.tenantId, routeId)).stops);
+};
+
+export const startRoute = async (caller: Caller, routeId: string): Promise<{ route: Route; writes: Write[] }> => {
+  const current = await getRouteRecord(caller.tenantId, routeId);
+  assertMayAct(caller, current);
+  requireRouteState(current, ['assigned'], 'start');
+  const at = nowIso(caller.now);
+  const next: RouteRecord = { ...current, state: 'started', startedAt: at, updatedAt: at, version: current.version + 1 };
+  const { stops } = await readRoutePartition(caller.tenantId, routeId);
+  return {
+    route: withStops(next, stops),
+    writes: [routeWrite(caller.tenantId, next, current.version), outboxEvent(caller.tenantId, 'field.route.started', { routeId }, caller.now).write],
+  };
+};
+
+/** Finishing needs every stop settled: a stop the driver could not make is failed first. */
+export const finishRoute = async (caller: Caller, routeId: string): Promise<{ route: Route; writes: Write[] }> => {
+  const current = await getRouteRecord(caller.tenantId, routeId);
+  assertMayAct(caller, current);
+  requireRouteState(current, ['started'], 'finish');
+  const { stops } = await readRoutePartition(caller.tenantId, routeId);
+  const open = stops.filter((s) => s.state === 'pending').length;
+  if (open > 0) throw new StateConflictError(`${open} stops have no outcome yet; deliver or fail them first.`, 'stops_pending');
+  const at = nowIso(caller.now);
+  const summary = {
+    stopCount: stops.length,
+    deliveredCount: stops.filter((s) => s.state === 'delivered').length,
+    failedCount: stops.filter((s) => s.state === 'failed').length,
+    durationSeconds: Math.max(0, Math.round((caller.now.getTime() - Date.parse(current.startedAt!)) / 1000)),
+  };
+  const next: RouteRecord = { ...current, state: 'finished', finishedAt: at, updatedAt: at, summary, version: current.version + 1 };
+  return {
+    route: withStops(next, stops),
+    writes: [routeWrite(caller.tenantId, next, current.version), outboxEvent(caller.tenantId, 'field.route.finished', { routeId, finishedAt: at, summary }, caller.now).write],
+  };
+};
+
+/**
+ * Cancels a route not yet finished. Its stops without an outcome are removed and their orders
+ * go back to pending, so that another plan can take them; outcomes already made stay.
+ */
+export const cancelRoute = async (caller: Caller, routeId: string, version: number): Promise<{ route: Route; writes: Write[] }> => {
+  const current = await getRouteRecord(caller.tenantId, routeId);
+  assertMayAct(caller, current);
+  if (current.version !== version) throw new VersionMismatchError(current.version, version);
+  requireRouteState(current, ['assigned', 'started'], 'be cancelled');
+  const at = nowIso(caller.now);
+  const next: RouteRecord = { ...current, state: 'cancelled', cancelledAt: at, updatedAt: at, version: current.version + 1 };
+  const { stops } = await readRoutePartition(caller.tenantId, routeId);
+  const open = stops.filter((s) => s.state === 'pending');
+  const orders = await findOrders(caller.tenantId, open.map((s) => s.orderId));
+  const writes: Write[] = [routeWrite(caller.tenantId, next, current.version, version)];
+  for (const stop of open) {
+    writes.push({
+      item: {
+        Put: {
+          TableName: tableName(),
+          Item: stopItem(caller.tenantId, routeId, { ...stop, state: 'removed', version: stop.version + 1 }),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': stop.version },
+        },
+      },
+      onConditionFailed: () => new StateConflictError('A stop changed meanwhile; reload the route and try again.', 'concurrent_update'),
+    });
+    const order = orders.get(stop.orderId);
+    if (order && order.state === 'assigned' && order.routeId === routeId) {
+      writes.push(orderStateWrite(caller.tenantId, { ...order, state: 'pending', routeId: null, stopId: null, version: order.version + 1, updatedAt: at }, { version: order.version, state: 'assigned' }));
+    }
+  }
+  writes.push(outboxEvent(caller.tenantId, 'field.route.cancelled', { routeId, serviceDate: current.serviceDate }, caller.now).write);
+  const settled = stops.map((s) => (s.state === 'pending' ? { ...s, state: 'removed' as const, version: s.version + 1 } : s));
+  return { route: withStops(next, settled), writes };
+};
+
+/**
+ * Keeps the route's last position only (it feeds the tracking view; no event). A position older
+ * than the one kept is accepted and ignored: phones send late batches after losing signal.
+ */
+export const recordPosition = async (caller: Caller, routeId: string, body: PositionBody): Promise<{ accepted: boolean; writes: Write[] }> => {
+  const current = await getRouteRecord(caller.tenantId, routeId);
+  assertMayAct(caller, current);
+  requireRouteState(current, ['started'], 'take positions');
+  if (Date.parse(body.recordedAt) > caller.now.getTime() + CLOCK_SKEW_MS) {
+    throw new UnprocessableError('recordedAt is in the future.', 'position_in_future', [{ path: 'body.recordedAt', message: 'must not be in the future' }]);
+  }
+  const recordedAt = new Date(body.recordedAt).toISOString();
+  const key = opsKeys.position(caller.tenantId, routeId);
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  if (Item && (Item.recordedAt as string) >= recordedAt) return { accepted: false, writes: [] };
+  return {
+    accepted: true,
+    writes: [
+      routeStartedCheck(caller.tenantId, routeId),
+      {
+        item: {
+          Put: {
+            TableName: tableName(),
+            Item: { ...key, entity: 'route-position', tenantId: caller.tenantId, routeId, latitude: body.latitude, longitude: body.longitude, recordedAt },
+            ConditionExpression: 'attribute_not_exists(pk) OR recordedAt < :at',
+            ExpressionAttributeValues: { ':at': recordedAt },
+          },
+        },
+        onConditionFailed: () => new StateConflictError('A newer position arrived meanwhile.', 'concurrent_update'),
+      },
+    ],
+  };
+};

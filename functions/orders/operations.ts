@@ -1,0 +1,64 @@
+import { defineOperation } from '../../shared/http/operation.ts';
+import { IdParams, PageQuery, pageOf } from '../../shared/http/schemas.ts';
+import { cancelOrder, createOrder, getOrder, listOrders } from './orders.ts';
+import { CancelBody, CreateOrderBody, Order } from './schemas.ts';
+
+const tag = 'Orders';
+
+export const createOrderOperation = defineOperation({
+  operationId: 'createOrder',
+  method: 'POST',
+  path: '/v1/distribution/orders',
+  summary: 'Create an order with its tracking link',
+  tag,
+  permission: 'orders.write',
+  idempotent: true,
+  body: CreateOrderBody,
+  responses: { 201: { description: 'The order, state pending', schema: Order } },
+  handle: async ({ body, caller }) => {
+    const { order, writes } = createOrder(caller.tenantId, body, caller.now);
+    return { status: 201, body: order, headers: { location: `/v1/distribution/orders/${order.id}` }, writes };
+  },
+});
+
+export const listOrdersOperation = defineOperation({
+  operationId: 'listOrders',
+  method: 'GET',
+  path: '/v1/distribution/orders',
+  summary: 'List orders',
+  tag,
+  permission: 'orders.read',
+  query: PageQuery,
+  responses: { 200: { description: 'A page of orders, oldest first', schema: pageOf(Order) } },
+  handle: async ({ query, caller }) => ({ status: 200, body: await listOrders(caller.tenantId, query) }),
+});
+
+export const getOrderOperation = defineOperation({
+  operationId: 'getOrder',
+  method: 'GET',
+  path: '/v1/distribution/orders/{id}',
+  summary: 'Read an order',
+  tag,
+  permission: 'orders.read',
+  params: IdParams,
+  responses: { 200: { description: 'The order', schema: Order } },
+  handle: async ({ params, caller }) => ({ status: 200, body: await getOrder(caller.tenantId, params.id) }),
+});
+
+export const cancelOrderOperation = defineOperation({
+  operationId: 'cancelOrder',
+  method: 'POST',
+  path: '/v1/distribution/orders/{id}/cancel',
+  summary: 'Cancel an order that has no delivery outcome yet',
+  tag,
+  permission: 'orders.write',
+  params: IdParams,
+  body: CancelBody,
+  responses: { 200: { description: 'The order, state cancelled', schema: Order } },
+  handle: async ({ params, body, caller }) => {
+    const { order, writes } = await cancelOrder(caller.tenantId, params.id, body.version, caller.now);
+    return { status: 200, body: order, writes };
+  },
+});
+
+export const orderOperations = [createOrderOperation, listOrdersOperation, getOrderOperation, cancelOrderOperation];

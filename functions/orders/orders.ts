@@ -1,0 +1,92 @@
+import { nowIso } from '../../shared/clock.ts';
+import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
+import { outboxEvent } from '../../shared/events/outbox.ts';
+import { newId } from '../../shared/ids.ts';
+import { tenantPk } from '../../shared/table/keys.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { tableName } from '../../shared/table/client.ts';
+import { queryPage, type Page } from '../../shared/table/pages.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { getOrderRecord, orderItem, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
+import type { CreateOrderBody, Order } from './schemas.ts';
+import { newTrackingToken } from './tracking-token.ts';
+
+export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date): { order: Order; writes: Write[] } => {
+  const at = nowIso(now);
+  const record: OrderRecord = {
+    id: newId(),
+    reference: body.reference,
+    recipient: { name: body.recipient.name, phone: body.recipient.phone ?? null, email: body.recipient.email ?? null },
+    address: body.address,
+    serviceDate: body.serviceDate,
+    state: 'pending',
+    trackingToken: newTrackingToken(),
+    routeId: null,
+    stopId: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    cancelledAt: null,
+  };
+  const event = outboxEvent(tenantId, 'distribution.order.created', { orderId: record.id, reference: record.reference, state: record.state }, now);
+  return {
+    order: toOrder(record),
+    writes: [
+      { item: { Put: { TableName: tableName(), Item: orderItem(tenantId, record), ConditionExpression: 'attribute_not_exists(pk)' } } },
+      event.write,
+    ],
+  };
+};
+
+export const getOrder = async (tenantId: string, orderId: string): Promise<Order> => toOrder(await getOrderRecord(tenantId, orderId));
+
+export const listOrders = (tenantId: string, page: { after?: string; limit: number }): Promise<Page<Order>> =>
+  queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, (item) => toOrder(toOrderRecord(item)), (o) => o.id);
+
+/** The version-checked write of an order's new state, shared by cancel and the field actions. */
+export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: { version?: number; state: string }): Write => ({
+  item: {
+    Put: {
+      TableName: tableName(),
+      Item: orderItem(tenantId, next),
+      ConditionExpression: expected.version === undefined ? 'attribute_exists(pk) AND #state = :state' : 'attribute_exists(pk) AND #state = :state AND version = :version',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':state': expected.state, ...(expected.version === undefined ? {} : { ':version': expected.version }) },
+    },
+  },
+  onConditionFailed: (old) => {
+    if (!old) return new NotFoundError('No order with this id.');
+    if (expected.version !== undefined && old.version !== expected.version) return new VersionMismatchError(old.version as number, expected.version);
+    return new StateConflictError(`The order is ${old.state as string} now; reload it and try again.`);
+  },
+});
+
+/**
+ * Cancels a pending order, or one on a route whose stop has no outcome yet: the stop is
+ * cancelled in the same transaction, so the driver can no longer deliver it.
+ */
+export const cancelOrder = async (tenantId: string, orderId: string, version: number, now: Date): Promise<{ order: Order; writes: Write[] }> => {
+  const current = await getOrderRecord(tenantId, orderId);
+  if (current.version !== version) throw new VersionMismatchError(current.version, version);
+  if (current.state !== 'pending' && current.state !== 'assigned') throw new StateConflictError(`An order that is ${current.state} cannot be cancelled.`);
+  const at = nowIso(now);
+  const next: OrderRecord = { ...current, state: 'cancelled', version: current.version + 1, updatedAt: at, cancelledAt: at };
+  const writes: Write[] = [orderStateWrite(tenantId, next, { version, state: current.state })];
+  if (current.state === 'assigned' && current.routeId && current.stopId) {
+    writes.push({
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: opsKeys.stop(tenantId, current.routeId, current.stopId),
+          UpdateExpression: 'SET #state = :cancelled, outcomeAt = :at, version = version + :one',
+          ConditionExpression: '#state = :pending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending', ':at': at, ':one': 1 },
+        },
+      },
+      onConditionFailed: (stop) => new StateConflictError(`The order's stop is already ${(stop?.state as string) ?? 'gone'}; it cannot be cancelled.`),
+    });
+  }
+  writes.push(outboxEvent(tenantId, 'distribution.order.cancelled', { orderId: next.id, reference: next.reference, state: next.state }, now).write);
+  return { order: toOrder(next), writes };
+};

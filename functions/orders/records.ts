@@ -1,0 +1,77 @@
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../../shared/errors.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import type { Order, OrderState } from './schemas.ts';
+import { trackingUrl } from './tracking-token.ts';
+
+/** The stored order: the public shape plus the link token (the URL is made when answering). */
+export interface OrderRecord extends Omit<Order, 'trackingUrl'> {
+  trackingToken: string;
+}
+
+export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
+  id: item.orderId as string,
+  reference: item.reference as string,
+  recipient: item.recipient as OrderRecord['recipient'],
+  address: item.address as OrderRecord['address'],
+  serviceDate: item.serviceDate as string,
+  state: item.state as OrderState,
+  trackingToken: item.trackingToken as string,
+  routeId: (item.routeId as string | undefined) ?? null,
+  stopId: (item.stopId as string | undefined) ?? null,
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  updatedAt: item.updatedAt as string,
+  cancelledAt: (item.cancelledAt as string | undefined) ?? null,
+});
+
+export const toOrder = ({ trackingToken, ...rest }: OrderRecord): Order => ({ ...rest, trackingUrl: trackingUrl(trackingToken) });
+
+export const orderItem = (tenantId: string, order: OrderRecord) => ({
+  ...opsKeys.order(tenantId, order.id),
+  entity: 'order',
+  tenantId,
+  orderId: order.id,
+  reference: order.reference,
+  recipient: order.recipient,
+  address: order.address,
+  serviceDate: order.serviceDate,
+  state: order.state,
+  trackingToken: order.trackingToken,
+  routeId: order.routeId ?? undefined,
+  stopId: order.stopId ?? undefined,
+  version: order.version,
+  createdAt: order.createdAt,
+  updatedAt: order.updatedAt,
+  cancelledAt: order.cancelledAt ?? undefined,
+});
+
+export const findOrder = async (tenantId: string, orderId: string): Promise<OrderRecord | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.order(tenantId, orderId), ConsistentRead: true }));
+  return Item ? toOrderRecord(Item) : undefined;
+};
+
+export const getOrderRecord = async (tenantId: string, orderId: string): Promise<OrderRecord> => {
+  const order = await findOrder(tenantId, orderId);
+  if (!order) throw new NotFoundError('No order with this id.');
+  return order;
+};
+
+/** Several orders at once (plans and routes name up to hundreds); missing ones are left out. */
+export const findOrders = async (tenantId: string, orderIds: string[]): Promise<Map<string, OrderRecord>> => {
+  const found = new Map<string, OrderRecord>();
+  const unique = [...new Set(orderIds)];
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => opsKeys.order(tenantId, id));
+    while (pending && pending.length > 0) {
+      const response = await table().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+      for (const item of response.Responses?.[tableName()] ?? []) {
+        const order = toOrderRecord(item);
+        found.set(order.id, order);
+      }
+      pending = response.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+};

@@ -1,0 +1,50 @@
+import * as v from 'valibot';
+import { DateTime, IsoDate, Uuid, Version } from '../../shared/http/schemas.ts';
+
+const Text = (max: number) =>
+  v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
+
+export const orderStates = ['pending', 'assigned', 'delivered', 'failed', 'cancelled'] as const;
+export type OrderState = (typeof orderStates)[number];
+
+const Recipient = v.strictObject({
+  name: Text(120),
+  phone: v.optional(v.pipe(v.string('must be a string'), v.regex(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number'))),
+  email: v.optional(v.pipe(v.string('must be a string'), v.maxLength(254), v.email('must be an e-mail address'))),
+});
+
+const Address = v.strictObject({
+  text: Text(300),
+  latitude: v.pipe(v.number('must be a number'), v.minValue(-90), v.maxValue(90)),
+  longitude: v.pipe(v.number('must be a number'), v.minValue(-180), v.maxValue(180)),
+});
+
+export const CreateOrderBody = v.strictObject({
+  reference: Text(64),
+  recipient: Recipient,
+  address: Address,
+  serviceDate: IsoDate,
+});
+export type CreateOrderBody = v.InferOutput<typeof CreateOrderBody>;
+
+export const CancelBody = v.strictObject({ version: Version });
+
+export const Order = v.pipe(
+  v.object({
+    id: Uuid,
+    reference: v.string(),
+    recipient: v.object({ name: v.string(), phone: v.nullable(v.string()), email: v.nullable(v.string()) }),
+    address: v.object({ text: v.string(), latitude: v.number(), longitude: v.number() }),
+    serviceDate: IsoDate,
+    state: v.picklist(orderStates),
+    trackingUrl: v.pipe(v.string(), v.description('`/t/{token}`, absolute when PUBLIC_BASE_URL is set')),
+    routeId: v.nullable(Uuid),
+    stopId: v.nullable(Uuid),
+    version: Version,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    cancelledAt: v.nullable(DateTime),
+  }),
+  v.title('Order'),
+);
+export type Order = v.InferOutput<typeof Order>;

@@ -1,0 +1,115 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { nowIso } from '../../shared/clock.ts';
+import { NotFoundError, StateConflictError, UnprocessableError, VersionMismatchError, type FieldIssue } from '../../shared/errors.ts';
+import { outboxEvent } from '../../shared/events/outbox.ts';
+import { newId } from '../../shared/ids.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { findOrders } from '../orders/records.ts';
+import type { CreatePlanBody, RoutePlan } from './schemas.ts';
+
+const toPlan = (item: Record<string, unknown>): RoutePlan => ({
+  id: item.planId as string,
+  serviceDate: item.serviceDate as string,
+  state: item.state as RoutePlan['state'],
+  previewId: item.previewId as string,
+  routes: item.routes as RoutePlan['routes'],
+  unassignedOrderIds: item.unassignedOrderIds as string[],
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  updatedAt: item.updatedAt as string,
+  approvedAt: (item.approvedAt as string | undefined) ?? null,
+});
+
+const planItem = (tenantId: string, plan: RoutePlan) => ({
+  ...opsKeys.plan(tenantId, plan.id),
+  entity: 'route-plan',
+  tenantId,
+  planId: plan.id,
+  serviceDate: plan.serviceDate,
+  state: plan.state,
+  previewId: plan.previewId,
+  routes: plan.routes,
+  unassignedOrderIds: plan.unassignedOrderIds,
+  version: plan.version,
+  createdAt: plan.createdAt,
+  updatedAt: plan.updatedAt,
+  approvedAt: plan.approvedAt ?? undefined,
+});
+
+/** Every named order must exist, be pending, be for the plan's day and appear only once. */
+const checkOrders = async (tenantId: string, body: CreatePlanBody): Promise<void> => {
+  const named = [
+    ...body.routes.flatMap((route, r) => route.orderIds.map((id, i) => ({ id, path: `body.routes.${r}.orderIds.${i}` }))),
+    ...body.unassignedOrderIds.map((id, i) => ({ id, path: `body.unassignedOrderIds.${i}` })),
+  ];
+  const orders = await findOrders(tenantId, named.map((n) => n.id));
+  const seen = new Set<string>();
+  const issues: FieldIssue[] = [];
+  for (const { id, path } of named) {
+    const order = orders.get(id);
+    if (seen.has(id)) issues.push({ path, message: 'this order appears more than once in the plan' });
+    else if (!order) issues.push({ path, message: 'no order with this id' });
+    else if (order.state !== 'pending') issues.push({ path, message: `the order is ${order.state}, not pending` });
+    else if (order.serviceDate !== body.serviceDate) issues.push({ path, message: `the order is for ${order.serviceDate}` });
+    seen.add(id);
+  }
+  const vehicleRouteIds = body.routes.map((route, i) => route.vehicleRouteId ?? `R${i + 1}`);
+  vehicleRouteIds.forEach((id, i) => {
+    if (vehicleRouteIds.indexOf(id) !== i) issues.push({ path: `body.routes.${i}.vehicleRouteId`, message: 'vehicleRouteId must be unique in the plan' });
+  });
+  if (issues.length > 0) throw new UnprocessableError('The plan names orders it cannot take.', 'invalid_plan', issues);
+};
+
+export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Date): Promise<{ plan: RoutePlan; writes: Write[] }> => {
+  await checkOrders(tenantId, body);
+  const at = nowIso(now);
+  const plan: RoutePlan = {
+    id: newId(),
+    serviceDate: body.serviceDate,
+    state: 'preview',
+    previewId: newId(),
+    routes: body.routes.map((route, i) => ({ vehicleRouteId: route.vehicleRouteId ?? `R${i + 1}`, orderIds: route.orderIds })),
+    unassignedOrderIds: body.unassignedOrderIds,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    approvedAt: null,
+  };
+  return { plan, writes: [{ item: { Put: { TableName: tableName(), Item: planItem(tenantId, plan), ConditionExpression: 'attribute_not_exists(pk)' } } }] };
+};
+
+export const getPlan = async (tenantId: string, planId: string): Promise<RoutePlan> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.plan(tenantId, planId), ConsistentRead: true }));
+  if (!Item) throw new NotFoundError('No route plan with this id.');
+  return toPlan(Item);
+};
+
+export const approvePlan = async (tenantId: string, planId: string, version: number, now: Date): Promise<{ plan: RoutePlan; writes: Write[] }> => {
+  const current = await getPlan(tenantId, planId);
+  if (current.version !== version) throw new VersionMismatchError(current.version, version);
+  if (current.state !== 'preview') throw new StateConflictError(`A plan that is ${current.state} cannot be approved.`);
+  const at = nowIso(now);
+  const plan: RoutePlan = { ...current, state: 'approved', version: current.version + 1, updatedAt: at, approvedAt: at };
+  const event = outboxEvent(
+    tenantId,
+    'routing.plan.approved',
+    { routePlanId: plan.id, previewId: plan.previewId, routeCount: plan.routes.length, unassignedCount: plan.unassignedOrderIds.length },
+    now,
+  );
+  const write: Write = {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: planItem(tenantId, plan),
+        ConditionExpression: 'attribute_exists(pk) AND version = :version AND #state = :preview',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':version': version, ':preview': 'preview' },
+      },
+    },
+    onConditionFailed: (old) =>
+      !old ? new NotFoundError('No route plan with this id.') : old.version !== version ? new VersionMismatchError(old.version as number, version) : new StateConflictError('The plan is no longer in preview.'),
+  };
+  return { plan, writes: [write, event.write] };
+};

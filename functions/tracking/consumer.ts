@@ -1,0 +1,35 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '../../shared/logger.ts';
+import { projectOrder, projectRoute } from './projection.ts';
+
+/** The item kinds whose changes move a tracking view. */
+const watched = new Set(['order', 'route', 'stop', 'route-position']);
+
+/**
+ * The tracking projection: a table stream consumer that rebuilds the views touched by a batch
+ * from the items as they are now (not from the images), so that redelivered or reordered records
+ * converge on the same view. Reading a view is then one GetItem.
+ */
+export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
+  // The time before any read: a view built from older reads never replaces a newer one.
+  const builtAt = new Date().toISOString();
+  const orders = new Map<string, { tenantId: string; orderId: string }>();
+  const routes = new Map<string, { tenantId: string; routeId: string }>();
+  for (const record of event.Records) {
+    const image = record.dynamodb?.NewImage ?? record.dynamodb?.OldImage;
+    if (!image) continue;
+    const item = unmarshall(image as Record<string, AttributeValue>);
+    if (!watched.has(item.entity as string)) continue;
+    const tenantId = item.tenantId as string;
+    if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
+    else routes.set(`${tenantId}/${item.routeId}`, { tenantId, routeId: item.routeId as string });
+  }
+  for (const { tenantId, orderId } of orders.values()) {
+    const { routeId } = await projectOrder(tenantId, orderId, builtAt);
+    if (routeId) routes.set(`${tenantId}/${routeId}`, { tenantId, routeId });
+  }
+  for (const { tenantId, routeId } of routes.values()) await projectRoute(tenantId, routeId, builtAt);
+  if (orders.size + routes.size > 0) logger.debug('tracking views rebuilt', { orders: orders.size, routes: routes.size });
+};

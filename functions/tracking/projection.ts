@@ -1,0 +1,121 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/table/keys.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import { DEFAULT_TIME_ZONE } from '../../shared/tenancy/tenants.ts';
+import { getMemberById } from '../../shared/tenancy/members.ts';
+import { findRoute, readRoutePartition, type StopRecord } from '../field/records.ts';
+import { findOrder, type OrderRecord } from '../orders/records.ts';
+import { distanceKm, relativeTo, round3, type Point } from './geo.ts';
+import { DEFAULT_MINUTES_PER_STOP, DEFAULT_SPEED_KMH, LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
+import type { ViewRecord } from './view-record.ts';
+
+interface TenantSettings {
+  name: string;
+  timeZone: string;
+  speedKmh: number;
+  minutesPerStop: number;
+}
+
+const tenantSettings = async (tenantId: string): Promise<TenantSettings> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
+  return {
+    name: (Item?.name as string | undefined) ?? '',
+    timeZone: (Item?.timeZone as string | undefined) ?? DEFAULT_TIME_ZONE,
+    speedKmh: (Item?.trackingSpeedKmh as number | undefined) ?? DEFAULT_SPEED_KMH,
+    minutesPerStop: (Item?.trackingMinutesPerStop as number | undefined) ?? DEFAULT_MINUTES_PER_STOP,
+  };
+};
+
+/** Writes a view unless one built from a later reading is already there (two consumers racing). */
+const putView = async (view: ViewRecord): Promise<void> => {
+  const expiresAt = view.closedAt ? Math.floor(Date.parse(view.closedAt) / 1000) + LINK_LIFETIME_AFTER_CLOSE_SECONDS + 86_400 : undefined;
+  try {
+    await table().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...opsKeys.trackingView(view.token), entity: 'tracking-view', ...view, expiresAt },
+        ConditionExpression: 'attribute_not_exists(pk) OR builtAt <= :builtAt',
+        ExpressionAttributeValues: { ':builtAt': view.builtAt },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+};
+
+const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, token: string, tenantId: string, tenant: TenantSettings, builtAt: string) => ({
+  token,
+  tenantId,
+  orderId: order.id,
+  companyName: tenant.name,
+  timeZone: tenant.timeZone,
+  reference: order.reference,
+  serviceDate: order.serviceDate,
+  builtAt,
+});
+
+const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null } as const;
+
+/** An order on no route: pending, or cancelled before it was planned. */
+export const projectOrder = async (tenantId: string, orderId: string, builtAt = new Date().toISOString()): Promise<{ routeId: string | null }> => {
+  const order = await findOrder(tenantId, orderId);
+  if (!order) return { routeId: null };
+  if (order.routeId) return { routeId: order.routeId };
+  const tenant = await tenantSettings(tenantId);
+  const cancelled = order.state === 'cancelled';
+  await putView({ ...base(order, order.trackingToken, tenantId, tenant, builtAt), ...empty, phase: cancelled ? 'cancelled' : 'pending', closedAt: cancelled ? order.cancelledAt : null });
+  return { routeId: null };
+};
+
+const travelSeconds = (from: Point, path: Point[], tenant: TenantSettings): number => {
+  let km = 0;
+  let at = from;
+  for (const next of path) {
+    km += distanceKm(at, next);
+    at = next;
+  }
+  const stopsBefore = path.length - 1;
+  return Math.round((km / tenant.speedKmh) * 3600 + stopsBefore * tenant.minutesPerStop * 60);
+};
+
+/** Every view of a route's orders, from the route, its stops and its last position as they are now. */
+export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString()): Promise<void> => {
+  const route = await findRoute(tenantId, routeId);
+  if (!route) return;
+  const [{ stops, position }, tenant] = await Promise.all([readRoutePartition(tenantId, routeId), tenantSettings(tenantId)]);
+  const moving = route.state === 'started';
+  const driver = moving ? await getMemberById(tenantId, route.workerId) : undefined;
+  const open = stops.filter((s) => s.state === 'pending');
+  for (const stop of stops) {
+    // A removed stop's order went back to pending: its own view is the order's now.
+    if (stop.state === 'removed') continue;
+    await putView(viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate }));
+  }
+};
+
+const viewOfStop = (
+  stop: StopRecord,
+  open: StopRecord[],
+  context: { moving: boolean; driverFirstName: string | null; position: Point & { recordedAt: string } | null; tenant: TenantSettings; tenantId: string; builtAt: string; serviceDate: string },
+): ViewRecord => {
+  const head = base({ id: stop.orderId, reference: stop.reference, serviceDate: context.serviceDate }, stop.trackingToken, context.tenantId, context.tenant, context.builtAt);
+  if (stop.state !== 'pending') {
+    const phase = stop.state === 'delivered' ? 'delivered' : stop.state === 'failed' ? 'failed' : 'cancelled';
+    return { ...head, ...empty, phase, closedAt: stop.outcomeAt };
+  }
+  const before = open.filter((s) => s.sequence < stop.sequence);
+  if (!context.moving) return { ...head, ...empty, phase: 'pending', stopsBefore: before.length };
+  const destination = { latitude: stop.address.latitude, longitude: stop.address.longitude };
+  const position = context.position;
+  return {
+    ...head,
+    ...empty,
+    phase: 'moving',
+    stopsBefore: before.length,
+    driverFirstName: context.driverFirstName,
+    position: position ? { latitude: round3(position.latitude), longitude: round3(position.longitude), recordedAt: position.recordedAt } : null,
+    travelSeconds: position ? travelSeconds(position, [...before.map((s) => s.address), destination], context.tenant) : null,
+    relative: position ? relativeTo(destination, position) : null,
+  };
+};

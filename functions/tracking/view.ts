@@ -1,0 +1,81 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import { looksLikeToken } from '../orders/tracking-token.ts';
+import type { TrackingState, TrackingView } from './schemas.ts';
+import { LINK_LIFETIME_AFTER_CLOSE_SECONDS, POSITION_MAX_AGE_SECONDS, refreshSeconds } from './settings.ts';
+import { texts, type Lang } from './texts.ts';
+import { toViewRecord, type ViewRecord } from './view-record.ts';
+
+const FIVE_MINUTES = 5 * 60_000;
+const WINDOW_MS = 30 * 60_000;
+
+/** The view of a live link, or undefined: unknown, malformed, or 7 days past its close. */
+export const findView = async (token: string, now: Date): Promise<ViewRecord | undefined> => {
+  if (!looksLikeToken(token)) return undefined;
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.trackingView(token) }));
+  if (!Item) return undefined;
+  const view = toViewRecord(Item);
+  if (view.closedAt && now.getTime() >= Date.parse(view.closedAt) + LINK_LIFETIME_AFTER_CLOSE_SECONDS * 1000) return undefined;
+  return view;
+};
+
+export const stateOf = (view: ViewRecord): TrackingState => {
+  if (view.phase === 'moving') return (view.stopsBefore ?? 0) <= 1 ? 'arriving' : 'on_the_way';
+  return view.phase === 'cancelled' ? 'failed' : view.phase;
+};
+
+/** The position, if it may be shown now: only while moving and at most 10 minutes old. */
+export const visiblePosition = (view: ViewRecord, now: Date): ViewRecord['position'] =>
+  view.phase === 'moving' && view.position && now.getTime() - Date.parse(view.position.recordedAt) <= POSITION_MAX_AGE_SECONDS * 1000 ? view.position : null;
+
+export const clockLabel = (at: Date, timeZone: string, lang: Lang): string =>
+  new Intl.DateTimeFormat(texts[lang].locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }).format(at);
+
+export const dayLabel = (day: string, lang: Lang): string =>
+  new Intl.DateTimeFormat(texts[lang].locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
+
+/**
+ * The estimate runs from the last position; a driver behind it is expected from now on. The
+ * window starts 10 minutes before the estimate on a 5-minute mark, never in the past, and lasts 30.
+ */
+const etaOf = (view: ViewRecord, now: Date, lang: Lang): TrackingView['eta'] => {
+  if (view.phase !== 'moving' || !view.position || view.travelSeconds === null) return null;
+  const estimate = Math.max(now.getTime(), Date.parse(view.position.recordedAt) + view.travelSeconds * 1000);
+  const from = Math.max(Math.floor((estimate - 2 * FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES, Math.floor(now.getTime() / FIVE_MINUTES) * FIVE_MINUTES);
+  const to = from + WINDOW_MS;
+  return {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    label: `${clockLabel(new Date(from), view.timeZone, lang)} - ${clockLabel(new Date(to), view.timeZone, lang)}`,
+  };
+};
+
+const noteOf = (view: ViewRecord, eta: TrackingView['eta'], lang: Lang): string | null => {
+  const t = texts[lang];
+  if (view.phase === 'pending') return t.scheduled(dayLabel(view.serviceDate, lang));
+  if (view.phase === 'moving') return eta ? null : t.awaitingPosition;
+  if (view.phase === 'cancelled') return t.cancelled;
+  return null;
+};
+
+/** The specification's view of a stored one at a given moment. */
+export const publicView = (view: ViewRecord, now: Date, lang: Lang = 'es'): TrackingView => {
+  const state = stateOf(view);
+  const moving = view.phase === 'moving';
+  const closed = view.closedAt !== null;
+  const eta = etaOf(view, now, lang);
+  const position = visiblePosition(view, now);
+  return {
+    company: { name: view.companyName },
+    order: { reference: view.reference },
+    state,
+    eta,
+    etaNote: noteOf(view, eta, lang),
+    stopsBefore: closed ? null : view.stopsBefore,
+    driver: moving && view.driverFirstName ? { firstName: view.driverFirstName } : null,
+    approximatePosition: position ? { latitude: position.latitude, longitude: position.longitude, updatedAt: position.recordedAt } : null,
+    closedAt: view.closedAt,
+    refreshSeconds: refreshSeconds(closed ? 'closed' : moving ? 'moving' : 'pending'),
+  };
+};

@@ -1,0 +1,23 @@
+import { tenantPk } from './keys.ts';
+
+/**
+ * Key builders of the operations area (orders, plans, routes, stops, tracking views), beside
+ * keys.ts so that the two areas can grow without editing each other's file.
+ */
+const routePartition = (tenantId: string, routeId: string) => `${tenantPk(tenantId)}#ROUTE#${routeId}`;
+
+export const opsKeys = {
+  order: (tenantId: string, orderId: string) => ({ pk: tenantPk(tenantId), sk: `ORDER#${orderId}` }),
+  orderPrefix: 'ORDER#',
+  plan: (tenantId: string, planId: string) => ({ pk: tenantPk(tenantId), sk: `PLAN#${planId}` }),
+  /** Guards "one route per planned vehicle route": written with the route, never removed. */
+  planRouteClaim: (tenantId: string, planId: string, vehicleRouteId: string) => ({ pk: `${tenantPk(tenantId)}#PLAN#${planId}`, sk: `VROUTE#${vehicleRouteId}` }),
+  route: (tenantId: string, routeId: string) => ({ pk: tenantPk(tenantId), sk: `ROUTE#${routeId}` }),
+  /** A route's stops and its last position share one partition: one Query reads them all. */
+  routePartition,
+  stop: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `STOP#${stopId}` }),
+  stopPrefix: 'STOP#',
+  position: (tenantId: string, routeId: string) => ({ pk: routePartition(tenantId, routeId), sk: 'POSITION' }),
+  /** The public tracking view, one per link token; the token is the only way in. */
+  trackingView: (token: string) => ({ pk: `TRACK#${token}`, sk: 'VIEW' }),
+} as const;

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { relativeTo, round3 } from '../../../functions/tracking/geo.ts';
+import { trackingPage } from '../../../functions/tracking/page.ts';
+import { languageOf } from '../../../functions/tracking/texts.ts';
+import type { ViewRecord } from '../../../functions/tracking/view-record.ts';
+import { publicView } from '../../../functions/tracking/view.ts';
+
+const now = new Date('2026-11-23T17:00:00.000Z'); // 14:00 in Santiago (summer time, UTC-3)
+const base: ViewRecord = {
+  token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  tenantId: 't',
+  orderId: 'o',
+  companyName: 'Comercial <Los Andes>',
+  timeZone: 'America/Santiago',
+  reference: 'PED-1',
+  serviceDate: '2026-11-23',
+  phase: 'moving',
+  stopsBefore: 3,
+  driverFirstName: 'Juan',
+  position: { latitude: -33.451, longitude: -70.65, recordedAt: '2026-11-23T16:58:00.000Z' },
+  travelSeconds: 40 * 60,
+  relative: { direction: 0, band: 2 },
+  closedAt: null,
+  builtAt: '2026-11-23T16:58:01.000Z',
+};
+
+describe('the public view', () => {
+  it('estimates a 30-minute window labelled in the company’s time zone', () => {
+    const view = publicView(base, now);
+    // Estimate 14:38 → window from 14:25 (10 min before, on a 5-minute mark) to 14:55.
+    expect(view.eta).toEqual({ from: '2026-11-23T17:25:00.000Z', to: '2026-11-23T17:55:00.000Z', label: '14:25 - 14:55' });
+    expect(view).toMatchObject({ state: 'on_the_way', etaNote: null, stopsBefore: 3, driver: { firstName: 'Juan' }, refreshSeconds: 30 });
+    expect(view.approximatePosition).toEqual({ latitude: -33.451, longitude: -70.65, updatedAt: '2026-11-23T16:58:00.000Z' });
+  });
+
+  it('reads arriving with one stop or less before, and never starts the window in the past', () => {
+    const late = publicView({ ...base, stopsBefore: 1, travelSeconds: 60 }, now);
+    expect(late.state).toBe('arriving');
+    expect(late.eta!.from).toBe('2026-11-23T17:00:00.000Z');
+  });
+
+  it('hides a position older than 10 minutes, and everything moving once closed', () => {
+    expect(publicView(base, new Date('2026-11-23T17:08:30.000Z')).approximatePosition).toBeNull();
+    const closed = publicView({ ...base, phase: 'delivered', closedAt: '2026-11-23T17:30:00.000Z' }, now);
+    expect(closed).toMatchObject({ state: 'delivered', eta: null, driver: null, approximatePosition: null, stopsBefore: null, refreshSeconds: 3600 });
+  });
+
+  it('reads a cancelled order as failed with a note, and pending with the service day', () => {
+    expect(publicView({ ...base, phase: 'cancelled', closedAt: now.toISOString() }, now)).toMatchObject({ state: 'failed', etaNote: 'El pedido fue cancelado y no será entregado.' });
+    const pending = publicView({ ...base, phase: 'pending', driverFirstName: null, position: null, travelSeconds: null }, now, 'en');
+    expect(pending).toMatchObject({ state: 'pending', eta: null, driver: null, refreshSeconds: 120, etaNote: 'Delivery scheduled for Monday 23 November.' });
+  });
+});
+
+describe('the page and its helpers', () => {
+  it('escapes what it shows and names no other host', () => {
+    const { html } = trackingPage(base, base.token, now, 'es');
+    expect(html).toContain('Comercial &lt;Los Andes&gt;');
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).toContain('cada 30 segundos');
+  });
+
+  it('prefers English only when the client does', () => {
+    expect(languageOf(undefined)).toBe('es');
+    expect(languageOf('en-US,en;q=0.9')).toBe('en');
+    expect(languageOf('es-CL,en;q=0.8')).toBe('es');
+    expect(languageOf('de-DE,en;q=0.5,es;q=0.4')).toBe('en');
+    expect(languageOf('fr')).toBe('es');
+    expect(languageOf('en;q=0.2,es;q=0.9')).toBe('es');
+  });
+
+  it('rounds to about 100 m and keeps the relative position coarse', () => {
+    expect(round3(-33.4567891)).toBe(-33.457);
+    const destination = { latitude: -33.45, longitude: -70.66 };
+    expect(relativeTo(destination, { latitude: -33.44, longitude: -70.66 })).toEqual({ direction: 0, band: 2 });
+    expect(relativeTo(destination, { latitude: -33.45, longitude: -70.62 })).toEqual({ direction: 2, band: 3 });
+    expect(relativeTo(destination, { latitude: -33.451, longitude: -70.66 })).toEqual({ direction: 4, band: 0 });
+  });
+});
