@@ -9,6 +9,7 @@ import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
 import { TrackingEdge } from './constructs/tracking-edge.ts';
+import { TrackingProjection } from './constructs/tracking-projection.ts';
 import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
 
@@ -38,6 +39,7 @@ export class DeliveryOpsStack extends Stack {
   readonly edge: Edge;
   readonly webhooks: WebhookQueue;
   readonly webhookPipeline: WebhookPipeline;
+  readonly tracking: TrackingProjection;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
@@ -82,12 +84,18 @@ export class DeliveryOpsStack extends Stack {
       apiFunction: this.functions.byGroup.get('webhooks'),
       serviceName: 'delivery-ops',
     });
+    this.tracking = new TrackingProjection(this, 'TrackingProjection', { data: this.data, serviceName: 'delivery-ops' });
     this.alarms = new Alarms(this, 'Alarms', {
       api: this.httpApi.api,
-      functions: new Map([...[...this.functions.byGroup].map(([name, fn]) => [name, fn.function] as const), ...this.webhookPipeline.functions]),
+      functions: new Map([
+        ...[...this.functions.byGroup].map(([name, fn]) => [name, fn.function] as const),
+        ...this.webhookPipeline.functions,
+        ['tracking-projection', this.tracking.projector.function] as const,
+      ]),
       deadLetterQueues: new Map([
         ['WebhookDeadLetters', this.webhooks.deadLetterQueue],
         ['WebhookStreamFailures', this.webhookPipeline.streamFailures],
+        ['TrackingStreamFailures', this.tracking.streamFailures],
       ]),
       email: alarmEmail,
     });

@@ -1,0 +1,36 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRACKED_ENTITIES } from '../../infra/constructs/tracking-projection.ts';
+import { synthesize, type Synthesized } from './synth.ts';
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize();
+}, 180_000);
+afterAll(() => synth?.dispose());
+
+const logicalId = (construct: IConstruct): string =>
+  synth.stack.resolve(synth.stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
+
+describe('tracking projection', () => {
+  it('is fed by the table stream, only with the item kinds that move a view, with bounded retries', () => {
+    const fnId = logicalId(synth.stack.tracking.projector.function);
+    const mappings = synth.resources('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName.Ref === fnId);
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0][1].Properties;
+    expect(JSON.stringify(mapping.EventSourceArn)).toContain('StreamArn');
+    expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 10 });
+    expect(mapping.DestinationConfig.OnFailure.Destination).toBeDefined();
+    const patterns = mapping.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+    expect(patterns[0].dynamodb.NewImage.entity.S).toEqual(TRACKED_ENTITIES);
+    expect(patterns[1]).toMatchObject({ eventName: ['REMOVE'] });
+  });
+
+  it('has its failures and errors alarmed, and cdk-nag stays clean', () => {
+    const alarms = synth.resources('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
+    expect(alarms.some((a) => a.includes(logicalId(synth.stack.tracking.projector.function)) && a.includes('Errors'))).toBe(true);
+    expect(alarms.some((a) => a.includes(logicalId(synth.stack.tracking.streamFailures)))).toBe(true);
+    expect(synth.nagReport.success, JSON.stringify(synth.nagReport.violations, null, 1)).toBe(true);
+  });
+});
