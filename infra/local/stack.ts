@@ -52,6 +52,7 @@ const fileCheckpoints = (file: string): Checkpoints => {
 
 /** The issuer this process set itself, told apart from one the user gave (OIDC_ISSUER). */
 let ownIssuer: string | undefined;
+let ownBaseUrl: string | undefined;
 
 /**
  * The whole service on one machine: DynamoDB Local with the CDK table, the gateway calling the
@@ -81,10 +82,13 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    // Tracking links point at this gateway, so the one in an order's answer opens as it is.
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL && process.env.PUBLIC_BASE_URL !== ownBaseUrl ? process.env.PUBLIC_BASE_URL : baseUrl,
     ...(external ? {} : { OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile }),
     ...(options.env ?? {}),
   });
   if (!external) ownIssuer = devIssuer.issuer;
+  ownBaseUrl = process.env.PUBLIC_BASE_URL === baseUrl ? baseUrl : ownBaseUrl;
   resetTableClient();
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };

@@ -27,7 +27,7 @@ describe('the life of an order, watched through its tracking link', () => {
     const driver = await tenant.member('driver', { firstName: 'Juan' });
     const first = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('SOLO-1') }));
     expect(first).toMatchObject({ state: 'pending', version: 1, routeId: null });
-    expect(first.trackingUrl).toMatch(/^\/t\/[A-Za-z0-9_-]{32}$/);
+    expect(first.trackingUrl).toMatch(new RegExp(`^${stack().baseUrl}/t/[A-Za-z0-9_-]{32}$`));
 
     const { orders, route } = await routeWithOrders(tenant, operator, driver, points);
     expect(route).toMatchObject({ state: 'assigned', version: 1, workerId: driver.id, stops: [{ sequence: 1 }, { sequence: 2 }, { sequence: 3 }] });
