@@ -12,13 +12,14 @@ describe('429: a tenant over its rate', () => {
     const quietAdmin = await quiet.member('admin');
     const statuses: number[] = [];
     let limited;
-    for (let i = 0; i < 7; i++) {
+    // Eleven requests: even if a minute boundary falls inside the loop, two windows of five
+    // cannot take them all.
+    for (let i = 0; i < 11 && !limited; i++) {
       const response = await busy.call(admin, 'GET', '/v1/fleet/vehicles');
       statuses.push(response.status);
       if (response.status === 429) limited = response;
     }
-    // A minute boundary may fall inside the loop; it can only reset the window once.
-    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(5);
     expect(limited, statuses.join(',')).toBeDefined();
     expect(limited!.headers.get('content-type')).toBe('application/problem+json');
     expect(limited!.body.code).toBe('rate_limited');
