@@ -26,6 +26,17 @@ export interface EdgeProps {
 }
 
 const RATE_LIMITED_BODY = 'rate-limited';
+const RATE_LIMITED_PAGE = 'rate-limited-page';
+
+/** Requests for the tracking page: a recipient's browser gets an HTML 429, everything else JSON. */
+const trackingPage: CfnWebACL.StatementProperty = {
+  byteMatchStatement: {
+    fieldToMatch: { uriPath: {} },
+    positionalConstraint: 'STARTS_WITH',
+    searchString: '/t/',
+    textTransformations: [{ priority: 0, type: 'NONE' }],
+  },
+};
 
 /**
  * The public entry: one CloudFront distribution with a WAF web ACL in front of the HTTP API.
@@ -57,29 +68,38 @@ export class Edge extends Construct {
             detail: `Too many requests from this address; retry after ${window} seconds.`,
           }),
         },
+        [RATE_LIMITED_PAGE]: {
+          contentType: 'TEXT_HTML',
+          content: `<!doctype html><html lang="es"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Demasiadas solicitudes</title><body style="font-family:system-ui,sans-serif;margin:2rem;max-width:32rem"><h1>Demasiadas solicitudes</h1><p>Vuelve a abrir el enlace en ${window} segundos.</p><p lang="en">Too many requests: open the link again in ${window} seconds.</p></body></html>`,
+        },
       },
       rules: [
         {
-          name: 'RatePerClientIp',
+          name: 'RatePerClientIpTrackingPage',
           priority: 0,
           statement: {
-            rateBasedStatement: { aggregateKeyType: 'IP', limit: props.rateLimitPerIp, evaluationWindowSec: window },
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: props.rateLimitPerIp, evaluationWindowSec: window, scopeDownStatement: trackingPage },
           },
-          action: {
-            block: {
-              customResponse: {
-                responseCode: 429,
-                customResponseBodyKey: RATE_LIMITED_BODY,
-                // After one whole window the address is below the limit again, whatever it sent.
-                responseHeaders: [{ name: 'Retry-After', value: String(window) }],
-              },
+          action: rateLimited(RATE_LIMITED_PAGE, window),
+          visibilityConfig: metrics('rate-per-client-ip-page'),
+        },
+        {
+          name: 'RatePerClientIp',
+          priority: 1,
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: props.rateLimitPerIp,
+              evaluationWindowSec: window,
+              scopeDownStatement: { notStatement: { statement: trackingPage } },
             },
           },
+          action: rateLimited(RATE_LIMITED_BODY, window),
           visibilityConfig: metrics('rate-per-client-ip'),
         },
         {
           name: 'AwsCommonRuleSet',
-          priority: 1,
+          priority: 2,
           overrideAction: { none: {} },
           statement: {
             managedRuleGroupStatement: {
@@ -154,6 +174,17 @@ const apiBehavior = (cachePolicy: ICachePolicy): AddBehaviorOptions => ({
   originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
   responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
   compress: true,
+});
+
+const rateLimited = (body: string, window: number): CfnWebACL.RuleActionProperty => ({
+  block: {
+    customResponse: {
+      responseCode: 429,
+      customResponseBodyKey: body,
+      // After one whole window the address is below the limit again, whatever it sent.
+      responseHeaders: [{ name: 'Retry-After', value: String(window) }],
+    },
+  },
 });
 
 const metrics = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({

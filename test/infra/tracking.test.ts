@@ -34,3 +34,22 @@ describe('tracking projection', () => {
     expect(synth.nagReport.success, JSON.stringify(synth.nagReport.violations, null, 1)).toBe(true);
   });
 });
+
+describe('rate limits at the edge', () => {
+  it('answers a recipient’s page with an HTML 429 and every other path with problem+json, each with Retry-After', () => {
+    const [[, acl]] = synth.resources('AWS::WAFv2::WebACL');
+    const rules = acl.Properties.Rules as { Name: string; Statement: any; Action: any }[];
+    const page = rules.find((r) => r.Name === 'RatePerClientIpTrackingPage')!;
+    const api = rules.find((r) => r.Name === 'RatePerClientIp')!;
+    expect(page.Statement.RateBasedStatement.ScopeDownStatement.ByteMatchStatement).toMatchObject({ PositionalConstraint: 'STARTS_WITH', SearchString: '/t/' });
+    expect(api.Statement.RateBasedStatement.ScopeDownStatement.NotStatement.Statement.ByteMatchStatement.SearchString).toBe('/t/');
+    for (const rule of [page, api]) {
+      expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
+      expect(rule.Action.Block.CustomResponse.ResponseHeaders[0].Name).toBe('Retry-After');
+    }
+    const bodies = acl.Properties.CustomResponseBodies;
+    expect(bodies[page.Action.Block.CustomResponse.CustomResponseBodyKey].ContentType).toBe('TEXT_HTML');
+    expect(bodies[page.Action.Block.CustomResponse.CustomResponseBodyKey].Content).toContain('Demasiadas solicitudes');
+    expect(bodies[api.Action.Block.CustomResponse.CustomResponseBodyKey].ContentType).toBe('APPLICATION_JSON');
+  });
+});
