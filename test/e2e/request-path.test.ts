@@ -48,6 +48,10 @@ describe('400: malformed requests change nothing', () => {
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles?after=xyz')).body.errors[0].path).toBe('query.after');
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles?sort=plate')).body.errors[0].path).toBe('query.sort');
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles?limit=100')).status).toBe(200);
+    const vehicle = (await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: vehicleBody() })).body;
+    const unknown = await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${vehicle.id}?expand=all`);
+    expectProblem(unknown, 400, 'validation_failed');
+    expect(unknown.body.errors).toEqual([{ path: 'query.expand', message: 'is not a parameter of this operation' }]);
   });
 
   it('requires x-tenant-id and idempotency-key as UUIDs', async () => {

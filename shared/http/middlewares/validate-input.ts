@@ -27,13 +27,19 @@ export const validateInput = (): ApiMiddleware => ({
     if (!operation.body && context.body !== undefined && !isEmptyObject(context.body)) {
       throw new BadRequestError('This operation takes no request body.', 'unexpected_body');
     }
+    // A query parameter an authenticated operation does not know is an unknown field (400);
+    // public pages ignore theirs, as links get tracking parameters appended by mail clients.
+    const query = event.queryStringParameters ?? {};
+    if (!operation.query && operation.access === 'member' && Object.keys(query).length > 0) {
+      throw new ValidationError(Object.keys(query).map((name) => ({ path: `query.${name}`, message: 'is not a parameter of this operation' })));
+    }
     const params = parse('path', operation.params, event.pathParameters ?? {});
-    const query = parse('query', operation.query, event.queryStringParameters ?? {});
+    const parsedQuery = parse('query', operation.query, query);
     const body = operation.body && context.body === undefined
       ? { value: undefined, issues: [{ path: 'body', message: 'A JSON body is required.' }] }
       : parse('body', operation.body, context.body);
-    const issues = [...params.issues, ...query.issues, ...body.issues];
+    const issues = [...params.issues, ...parsedQuery.issues, ...body.issues];
     if (issues.length > 0) throw new ValidationError(issues);
-    context.input = { params: params.value, query: query.value, body: body.value };
+    context.input = { params: params.value, query: parsedQuery.value, body: body.value };
   },
 });
