@@ -1,13 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DAY_SECONDS, epochSeconds, nowIso } from '../../shared/clock.ts';
 import { GoneError, NotFoundError, StateConflictError } from '../../shared/errors.ts';
 import { outboxEvent } from '../../shared/events/outbox.ts';
 import { newId } from '../../shared/ids.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { table, tableName } from '../../shared/table/client.ts';
+import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
-import { createdAtOfId, deliveryIdFor, isExpired, newDelivery, putNewDelivery, toDelivery, toDeliveryRecord, type DeliveryRecord } from './delivery-record.ts';
+import { createdAtOfId, deliveryIdFor, findDeliveryRecord, isExpired, newDelivery, putNewDelivery, toDelivery, toDeliveryRecord, type DeliveryRecord } from './delivery-record.ts';
 import type { Delivery, DeliveryState } from './schemas.ts';
 import { DELIVERY_RETENTION_DAYS } from './settings.ts';
 
@@ -44,14 +43,13 @@ export const listDeliveries = (tenantId: string, filter: DeliveryFilter, now: Da
 
 /** 404 for a delivery never made (or another tenant's), 410 once its 30 days have passed. */
 export const getDeliveryRecord = async (tenantId: string, deliveryId: string, now: Date): Promise<DeliveryRecord> => {
-  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenantId, deliveryId), ConsistentRead: true }));
+  const record = await findDeliveryRecord(tenantId, deliveryId);
   const gone = () => new GoneError('This delivery is older than 30 days; its log has been deleted.');
-  if (!Item) {
+  if (!record) {
     // DynamoDB deletes expired items a while after; an id older than the retention tells why.
     if (now.getTime() - createdAtOfId(deliveryId).getTime() > RETENTION_MS) throw gone();
     throw new NotFoundError('No webhook delivery with this id.');
   }
-  const record = toDeliveryRecord(Item);
   if (isExpired(record, now)) throw gone();
   return record;
 };

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { DAY_SECONDS, epochSeconds, nowIso } from '../../shared/clock.ts';
 import type { OutboxEvent } from '../../shared/events/outbox.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/table/keys.ts';
-import { tableName } from '../../shared/table/client.ts';
+import { table, tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import type { AttemptLogEntry, Delivery, DeliveryState } from './schemas.ts';
 import { DELIVERY_RETENTION_DAYS, MAX_ATTEMPTS } from './settings.ts';
@@ -57,6 +58,12 @@ export const toDeliveryRecord = (item: Record<string, unknown>): DeliveryRecord 
   leaseToken: (item.leaseToken as string | null) ?? null,
   expiresAt: item.expiresAt as number,
 });
+
+/** The delivery as stored now (strongly consistent), or undefined; expiry is the caller's to judge. */
+export const findDeliveryRecord = async (tenantId: string, deliveryId: string): Promise<DeliveryRecord | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenantId, deliveryId), ConsistentRead: true }));
+  return Item ? toDeliveryRecord(Item) : undefined;
+};
 
 export const toDelivery = (record: DeliveryRecord): Delivery => ({
   id: record.id,

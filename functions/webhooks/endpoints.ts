@@ -19,10 +19,16 @@ export const assertDestinationAllowed = (url: string): string => {
   return check.url.toString();
 };
 
-export const getEndpointRecord = async (tenantId: string, endpointId: string): Promise<EndpointRecord> => {
+/** The destination as stored now (strongly consistent), or undefined. */
+export const findEndpointRecord = async (tenantId: string, endpointId: string): Promise<EndpointRecord | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenantId, endpointId), ConsistentRead: true }));
-  if (!Item) throw notFound();
-  return toEndpointRecord(Item);
+  return Item ? toEndpointRecord(Item) : undefined;
+};
+
+export const getEndpointRecord = async (tenantId: string, endpointId: string): Promise<EndpointRecord> => {
+  const record = await findEndpointRecord(tenantId, endpointId);
+  if (!record) throw notFound();
+  return record;
 };
 
 /** A tenant keeps few destinations; the fan-out reads them all for each event. */

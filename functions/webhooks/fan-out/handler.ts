@@ -1,12 +1,11 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { EVENT_ENTITY, toOutboxEvent, type OutboxEvent } from '../../../shared/events/outbox.ts';
 import { logger } from '../../../shared/logger.ts';
 import { ports } from '../../../shared/ports/registry.ts';
-import { keys } from '../../../shared/table/keys.ts';
-import { table, tableName } from '../../../shared/table/client.ts';
-import { newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
+import { table } from '../../../shared/table/client.ts';
+import { findDeliveryRecord, newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
 import { listEndpointRecords } from '../endpoints.ts';
 
 type Image = Record<string, unknown>;
@@ -14,8 +13,8 @@ const imageOf = (image: unknown): Image | undefined => (image ? unmarshall(image
 
 /** Queues a delivery that has not been attempted yet; a second send of it is harmless (claims). */
 const queueIfFresh = async (tenantId: string, deliveryId: string): Promise<void> => {
-  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenantId, deliveryId), ConsistentRead: true }));
-  if (Item && Item.state === 'pending' && Item.attempts === 0) await ports().queue.send({ tenantId, deliveryId });
+  const delivery = await findDeliveryRecord(tenantId, deliveryId);
+  if (delivery?.state === 'pending' && delivery.attempts === 0) await ports().queue.send({ tenantId, deliveryId });
 };
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, nowIso } from '../../../shared/clock.ts';
 import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { toDeliveryRecord, type DeliveryRecord } from '../delivery-record.ts';
+import { findDeliveryRecord, toDeliveryRecord, type DeliveryRecord } from '../delivery-record.ts';
 import { webhookSettings } from '../settings.ts';
 
 /** SQS and Scheduler may hand a message over a little early; that much is taken as due. */
@@ -48,7 +48,6 @@ export const claimDelivery = async (message: DeliveryMessage, now: Date): Promis
     return { claimed: true, record: toDeliveryRecord(Attributes!), leaseToken };
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(message.tenantId, message.deliveryId), ConsistentRead: true }));
-    return { claimed: false, record: Item ? toDeliveryRecord(Item) : undefined };
+    return { claimed: false, record: await findDeliveryRecord(message.tenantId, message.deliveryId) };
   }
 };

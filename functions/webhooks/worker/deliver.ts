@@ -1,11 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, nowIso } from '../../../shared/clock.ts';
 import { logger } from '../../../shared/logger.ts';
 import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
-import { keys } from '../../../shared/table/keys.ts';
-import { table, tableName } from '../../../shared/table/client.ts';
 import type { DeliveryRecord } from '../delivery-record.ts';
-import { signingSecrets, toEndpointRecord, type EndpointRecord } from '../endpoint-record.ts';
+import { signingSecrets, type EndpointRecord } from '../endpoint-record.ts';
+import { findEndpointRecord } from '../endpoints.ts';
 import { webhookSettings } from '../settings.ts';
 import { systemResolver, type Resolver } from '../transport/resolver.ts';
 import { sendAttempt, type AttemptResult } from '../transport/send-attempt.ts';
@@ -20,11 +18,6 @@ let resolver: Resolver = systemResolver;
 /** Tests and the local stack answer DNS themselves (a failing or a private answer). */
 export const useResolver = (next: Resolver | undefined): void => {
   resolver = next ?? systemResolver;
-};
-
-const loadEndpoint = async (record: DeliveryRecord): Promise<EndpointRecord | undefined> => {
-  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(record.tenantId, record.endpointId), ConsistentRead: true }));
-  return Item ? toEndpointRecord(Item) : undefined;
 };
 
 const disabledResult = (now: Date): AttemptResult => ({
@@ -62,7 +55,7 @@ export const processDelivery = async (message: DeliveryMessage, now = new Date()
     return;
   }
   const { record, leaseToken } = claim;
-  const endpoint = await loadEndpoint(record);
+  const endpoint = await findEndpointRecord(record.tenantId, record.endpointId);
   // A test notification goes out even to a disabled destination: it is how one checks a repair.
   const usable = endpoint && (endpoint.state === 'active' || record.eventType === 'webhook.test');
   const result = usable ? await attempt(record, endpoint, now) : disabledResult(now);
