@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/table/keys.ts';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import { DEFAULT_TIME_ZONE } from '../../shared/tenancy/tenants.ts';
+import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
 import { getMemberById } from '../../shared/tenancy/members.ts';
 import { findRoute, readRoutePartition, type StopRecord } from '../field/records.ts';
 import { findOrder, type OrderRecord } from '../orders/records.ts';
@@ -18,12 +17,12 @@ interface TenantSettings {
 }
 
 const tenantSettings = async (tenantId: string): Promise<TenantSettings> => {
-  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
+  const tenant = await getTenant(tenantId);
   return {
-    name: (Item?.name as string | undefined) ?? '',
-    timeZone: (Item?.timeZone as string | undefined) ?? DEFAULT_TIME_ZONE,
-    speedKmh: (Item?.trackingSpeedKmh as number | undefined) ?? DEFAULT_SPEED_KMH,
-    minutesPerStop: (Item?.trackingMinutesPerStop as number | undefined) ?? DEFAULT_MINUTES_PER_STOP,
+    name: tenant?.name ?? '',
+    timeZone: tenant?.timeZone ?? DEFAULT_TIME_ZONE,
+    speedKmh: tenant?.tracking?.speedKmh ?? DEFAULT_SPEED_KMH,
+    minutesPerStop: tenant?.tracking?.minutesPerStop ?? DEFAULT_MINUTES_PER_STOP,
   };
 };
 

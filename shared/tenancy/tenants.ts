@@ -8,6 +8,8 @@ export interface Tenant {
   name: string;
   /** IANA zone for dates the tenant's people speak of ("hoy", ETA labels). */
   timeZone: string;
+  /** ETA settings of the tracking page (decisions 7); absent: the defaults. */
+  tracking?: { speedKmh?: number; minutesPerStop?: number };
   createdAt: string;
 }
 
@@ -16,7 +18,13 @@ export const DEFAULT_TIME_ZONE = 'America/Santiago';
 export const getTenant = async (tenantId: string): Promise<Tenant | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
   if (!Item) return undefined;
-  return { id: Item.tenantId, name: Item.name, timeZone: Item.timeZone ?? DEFAULT_TIME_ZONE, createdAt: Item.createdAt };
+  return {
+    id: Item.tenantId,
+    name: Item.name,
+    timeZone: Item.timeZone ?? DEFAULT_TIME_ZONE,
+    ...(Item.tracking ? { tracking: Item.tracking } : {}),
+    createdAt: Item.createdAt,
+  };
 };
 
 export const putTenant = async (input: { id: string; name: string; timeZone?: string }): Promise<Tenant> => {
@@ -25,12 +33,14 @@ export const putTenant = async (input: { id: string; name: string; timeZone?: st
     id: input.id,
     name: input.name,
     timeZone: input.timeZone ?? existing?.timeZone ?? DEFAULT_TIME_ZONE,
+    // Settings this command does not name are kept, not reset.
+    ...(existing?.tracking ? { tracking: existing.tracking } : {}),
     createdAt: existing?.createdAt ?? nowIso(),
   };
   await table().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.tenant(tenant.id), entity: 'tenant', tenantId: tenant.id, name: tenant.name, timeZone: tenant.timeZone, createdAt: tenant.createdAt },
+      Item: { ...keys.tenant(tenant.id), entity: 'tenant', tenantId: tenant.id, name: tenant.name, timeZone: tenant.timeZone, tracking: tenant.tracking, createdAt: tenant.createdAt },
     }),
   );
   return tenant;

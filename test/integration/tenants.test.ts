@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureTable } from '../../infra/local/create-table.ts';
+import { newId } from '../../shared/ids.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { resetTableClient, table, tableName } from '../../shared/table/client.ts';
+import { getTenant, putTenant } from '../../shared/tenancy/tenants.ts';
+
+describe('tenants', () => {
+  beforeAll(async () => {
+    const name = `tenants-${randomUUID()}`;
+    await ensureTable(inject('dynamoEndpoint'), name);
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), TABLE_NAME: name });
+    resetTableClient();
+  });
+
+  it('keeps settings that `tenants create` does not name when it runs again', async () => {
+    const id = newId();
+    await putTenant({ id, name: 'Frutas del Maule', timeZone: 'America/Punta_Arenas' });
+    await table().send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.tenant(id), UpdateExpression: 'SET tracking = :t', ExpressionAttributeValues: { ':t': { speedKmh: 40, minutesPerStop: 8 } } }),
+    );
+    await putTenant({ id, name: 'Frutas del Maule SpA' });
+    expect(await getTenant(id)).toMatchObject({ name: 'Frutas del Maule SpA', timeZone: 'America/Punta_Arenas', tracking: { speedKmh: 40, minutesPerStop: 8 } });
+  });
+});
