@@ -50,9 +50,19 @@ const fileCheckpoints = (file: string): Checkpoints => {
   };
 };
 
-/** The issuer this process set itself, told apart from one the user gave (OIDC_ISSUER). */
-let ownIssuer: string | undefined;
-let ownBaseUrl: string | undefined;
+/**
+ * Settings this process set itself, so that a second start in the same process (tests, a
+ * restart) tells them apart from ones the user gave and sets them anew.
+ */
+const selfSet = new Map<string, string>();
+const userGiven = (name: string): boolean => {
+  const value = process.env[name];
+  return value !== undefined && value !== '' && value !== selfSet.get(name);
+};
+const ownSettings = (values: Record<string, string>): Record<string, string> => {
+  for (const [name, value] of Object.entries(values)) selfSet.set(name, value);
+  return values;
+};
 
 /**
  * The whole service on one machine: DynamoDB Local with the CDK table, the gateway calling the
@@ -76,19 +86,15 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   devIssuer = await startDevIssuer({ dir: join(runtimeDir, 'oidc'), issuer: `${baseUrl}/dev-oidc` });
 
   // The handlers read these on first use, exactly as a Lambda reads its environment.
-  const given = process.env.OIDC_ISSUER;
-  const external = given !== undefined && given !== '' && given !== ownIssuer;
   Object.assign(process.env, {
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     // Tracking links point at this gateway, so the one in an order's answer opens as it is.
-    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL && process.env.PUBLIC_BASE_URL !== ownBaseUrl ? process.env.PUBLIC_BASE_URL : baseUrl,
-    ...(external ? {} : { OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile }),
+    ...(userGiven('PUBLIC_BASE_URL') ? {} : ownSettings({ PUBLIC_BASE_URL: baseUrl })),
+    ...(userGiven('OIDC_ISSUER') ? {} : ownSettings({ OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile })),
     ...(options.env ?? {}),
   });
-  if (!external) ownIssuer = devIssuer.issuer;
-  ownBaseUrl = process.env.PUBLIC_BASE_URL === baseUrl ? baseUrl : ownBaseUrl;
   resetTableClient();
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
