@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DateTime, IsoDate, Uuid, Version } from '../../shared/http/schemas.ts';
+import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../shared/http/schemas.ts';
 import { CreateVehicleBody } from '../fleet/schemas.ts';
 import { VehicleRouteId } from '../routing/schemas.ts';
 
@@ -43,8 +43,8 @@ export const FailBody = v.strictObject({
   evidence: v.optional(EvidenceList, []),
 });
 export const PositionBody = v.strictObject({
-  latitude: v.pipe(v.number('must be a number'), v.minValue(-90), v.maxValue(90)),
-  longitude: v.pipe(v.number('must be a number'), v.minValue(-180), v.maxValue(180)),
+  latitude: Latitude,
+  longitude: Longitude,
   recordedAt: DateTime,
 });
 export type PositionBody = v.InferOutput<typeof PositionBody>;

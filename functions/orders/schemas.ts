@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DateTime, IsoDate, Uuid, Version } from '../../shared/http/schemas.ts';
+import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../shared/http/schemas.ts';
 
 const Text = (max: number) =>
   v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
@@ -15,8 +15,8 @@ const Recipient = v.strictObject({
 
 const Address = v.strictObject({
   text: Text(300),
-  latitude: v.pipe(v.number('must be a number'), v.minValue(-90), v.maxValue(90)),
-  longitude: v.pipe(v.number('must be a number'), v.minValue(-180), v.maxValue(180)),
+  latitude: Latitude,
+  longitude: Longitude,
 });
 
 export const CreateOrderBody = v.strictObject({

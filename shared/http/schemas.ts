@@ -27,3 +27,17 @@ export const PageQuery = v.strictObject({ after: v.optional(Uuid), limit: Limit 
 
 export const pageOf = <T extends v.GenericSchema>(item: T) =>
   v.object({ items: v.array(item), nextCursor: v.nullable(Uuid) });
+
+/**
+ * Coordinates are kept to 7 decimals (about 1 cm): finer digits are noise, and a magnitude
+ * below DynamoDB's smallest number (1e-130) would otherwise make the write itself fail.
+ */
+const coordinate = (limit: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.minValue(-limit, `must be at least -${limit}`),
+    v.maxValue(limit, `must be at most ${limit}`),
+    v.transform((value) => Math.round(value * 1e7) / 1e7 + 0),
+  );
+export const Latitude = coordinate(90);
+export const Longitude = coordinate(180);

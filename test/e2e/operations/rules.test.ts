@@ -9,6 +9,19 @@ const stack = useLocalStack({ extraStreamConsumers: { 'test-events': collector.c
 const one: [number, number][] = [[-33.44, -70.65]];
 
 describe('versions, idempotency and transitions', () => {
+  it('keeps coordinates to 7 decimals, so a vanishing one is stored as 0 instead of failing the write (found by the fuzzer)', async () => {
+    const tenant = await TestTenant.create(stack());
+    const operator = await tenant.member('operator');
+    const driver = await tenant.member('driver');
+    const order = await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('TINY-1', 8.86e-164, -70.123456789) });
+    expect(order.status, order.text).toBe(201);
+    expect(order.body.address).toMatchObject({ latitude: 0, longitude: -70.1234568 });
+    const { route } = await routeWithOrders(tenant, operator, driver, one);
+    await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`);
+    const position = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/positions`, { body: { latitude: -1e-300, longitude: 1e-131, recordedAt: new Date().toISOString() } });
+    expect(position.status, position.text).toBeLessThan(300);
+  });
+
   it('refuses stale versions with 409 and the current version', async () => {
     const tenant = await TestTenant.create(stack());
     const operator = await tenant.member('operator');
