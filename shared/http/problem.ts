@@ -1,22 +1,38 @@
 import { DependencyUnavailableError, ProblemError } from '../errors.ts';
 import type { ApiResult } from './types.ts';
 
+// The throttling and transient error names the AWS SDK itself retries (@smithy/core's retry
+// classification), plus DynamoDB's own; after the SDK's attempts they reach us as they are.
 const unavailableNames = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
+  'TransactionInProgressException',
   'InternalServerError',
   'ServiceUnavailable',
   'TimeoutError',
   'RequestTimeout',
+  'RequestTimeoutException',
 ]);
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** A transaction DynamoDB cancelled because an item's table or index was over its throughput. */
+const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+interface AwsLikeError {
+  name?: string;
+  code?: string;
+  cause?: unknown;
+  $retryable?: { throttling?: boolean };
+  CancellationReasons?: { Code?: string }[];
+}
 
 /** An AWS or network failure of a dependency is the client's 503, not our 500. */
 export const isDependencyFailure = (error: unknown): boolean => {
-  const e = error as { name?: string; code?: string; $metadata?: unknown; cause?: unknown };
+  const e = error as AwsLikeError | undefined;
   if (unavailableNames.has(e?.name ?? '')) return true;
   if (unavailableCodes.has(e?.code ?? '')) return true;
+  if (e?.$retryable?.throttling === true) return true;
+  if (e?.name === 'TransactionCanceledException' && e.CancellationReasons?.some((reason) => throttlingReasons.has(reason.Code ?? ''))) return true;
   const errors = (error as AggregateError)?.errors;
   if (Array.isArray(errors)) return errors.some(isDependencyFailure);
   return e?.cause !== undefined && isDependencyFailure(e.cause);

@@ -6,7 +6,7 @@ import { DateTime, IsoDate } from '../../../shared/http/schemas.ts';
 
 const dateActions = new Set(['iso_date', 'iso_timestamp', 'iso_date_time']);
 
-type Node = v.GenericSchema & { pipe?: { type: string; kind: string }[]; entries?: Record<string, Node>; wrapped?: Node; item?: Node; items?: Node[]; options?: Node[]; value?: Node };
+type Node = v.GenericSchema & { pipe?: readonly { type: string; kind: string }[]; entries?: Record<string, Node>; wrapped?: Node; item?: Node; items?: Node[]; options?: Node[]; value?: Node };
 
 /** Every schema in the tree that checks an ISO date or date-time pattern, with where it is. */
 const dateSchemas = (schema: Node | undefined, at: string, found: [string, Node][] = []): [string, Node][] => {
@@ -28,7 +28,7 @@ const everyDateSchema = (): [string, Node][] => [
     ...dateSchemas(operation.body, `${operation.operationId} body`),
     ...Object.entries(operation.responses).flatMap(([status, response]) => dateSchemas(response.schema, `${operation.operationId} ${status}`)),
   ]),
-  ...Object.entries(eventDataSchemas).flatMap(([type, schema]) => dateSchemas(schema as Node, type)),
+  ...Object.entries(eventDataSchemas).flatMap(([type, schema]) => dateSchemas(schema as unknown as Node, type)),
 ];
 
 describe('dates that do not exist', () => {
