@@ -58,20 +58,22 @@ const invoke = async (event: ReturnType<typeof apiEvent>, expected: number) => {
 const plate = (i: number) => `B${String(i).padStart(6, '0')}${Math.random().toString(36).slice(2, 5).toUpperCase()}`;
 const seeded = JSON.parse((await invoke(apiEvent({ routeKey: 'POST /v1/fleet/vehicles', path: '/v1/fleet/vehicles', headers: { ...headers, 'idempotency-key': randomUUID() }, body: { plate: 'SEED01', label: 'Seed' } }), 201)).body!);
 
-/** The calls every authenticated request makes before its own: membership and the tenant's rate. */
-const gate = () =>
-  Promise.all([
-    table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true })),
-    table().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
-        UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
-        ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    ),
-  ]);
+/**
+ * The calls every authenticated request makes before its own: membership, then (only for an
+ * active member) the tenant's rate.
+ */
+const gate = async () => {
+  await table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true }));
+  await table().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
+      UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
+      ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+};
 
 const floorCreate = async (i: number) => {
   await gate();
