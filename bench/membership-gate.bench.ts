@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../infra/local/create-table.ts';
 import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
-import { epochSeconds } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
-import { keys } from '../shared/table/keys.ts';
-import { resetTableClient, table, tableName } from '../shared/table/client.ts';
+import { resetTableClient } from '../shared/table/client.ts';
 import { putMember } from '../shared/tenancy/members.ts';
+import { memberRead, rateCount } from './support/gate-calls.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
 
 /**
@@ -25,22 +23,11 @@ resetTableClient();
 const tenantId = newId();
 await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
 
-const member = () => table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true }));
-const rate = () =>
-  table().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
-      UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
-      ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
 const sequential = async () => {
-  await member();
-  await rate();
+  await memberRead(tenantId, 'bench-admin');
+  await rateCount(tenantId);
 };
-const sideBySide = () => Promise.all([member(), rate()]);
+const sideBySide = () => Promise.all([memberRead(tenantId, 'bench-admin'), rateCount(tenantId)]);
 
 await compare(2, 10, sequential, sideBySide);
 const r = await compare(ROUNDS, BLOCK, sequential, sideBySide);
