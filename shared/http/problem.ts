@@ -1,8 +1,8 @@
 import { DependencyUnavailableError, ProblemError } from '../errors.ts';
 import type { ApiResult } from './types.ts';
 
-// The throttling and transient error names the AWS SDK itself retries (@smithy/core's retry
-// classification), plus DynamoDB's own; after the SDK's attempts they reach us as they are.
+// DynamoDB's throttling names as the SDK's own retry classification lists them (@smithy/core,
+// THROTTLING_ERROR_CODES), its 5xx and the SDK's timeouts: after the SDK's attempts they reach us as they are.
 const unavailableNames = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
