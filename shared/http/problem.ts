@@ -2,7 +2,7 @@ import { DependencyUnavailableError, ProblemError } from '../errors.ts';
 import type { ApiResult } from './types.ts';
 
 // DynamoDB's throttling names as the SDK's own retry classification lists them (@smithy/core,
-// THROTTLING_ERROR_CODES), its 5xx and the SDK's timeouts: after the SDK's attempts they reach us as they are.
+// THROTTLING_ERROR_CODES), its 5xx and the SDK's timeouts: they reach us after the SDK's attempts.
 const unavailableNames = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
