@@ -26,6 +26,10 @@ afterAll(async () => {
   await receiver.stop();
 });
 
+/** Waits until the held request is at the operation's door; fails at once if it was answered before. */
+const atTheDoor = (reached: Promise<void>, request: Promise<{ status: number; text: string }>): Promise<void> =>
+  Promise.race([reached, request.then((r) => Promise.reject(new Error(`answered before reaching the operation: ${r.status} ${r.text}`)))]);
+
 const newEndpoint = async (): Promise<{ id: string }> => {
   const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['field.route.started'] } });
   expect(created.status, created.text).toBe(201);
@@ -41,7 +45,7 @@ describe('idempotent twins', () => {
 
     const hold = holdNext();
     const late = call(pausedStack, 'POST', path, rotation);
-    await hold.reached;
+    await atTheDoor(hold.reached, late);
     // The late twin has found no record; now its twin commits (version 1 -> 2) ...
     const first = await call(stack(), 'POST', path, rotation);
     expect(first.status, first.text).toBe(201);
@@ -79,7 +83,7 @@ describe('idempotent twins', () => {
     const other = { body: { version: 1, graceSeconds: 60 }, idempotencyKey: randomUUID(), token: admin.token, tenantId: tenant.id };
     const hold = holdNext();
     const late = call(pausedStack, 'POST', path, other);
-    await hold.reached;
+    await atTheDoor(hold.reached, late);
     expect((await call(stack(), 'POST', path, { ...other, body: { version: 2, graceSeconds: 0 } })).status).toBe(201);
     hold.open();
     const reused = await late;
