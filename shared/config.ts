@@ -36,6 +36,10 @@ export const config = {
   get tenantRatePerMinute(): number {
     return int('TENANT_RATE_LIMIT_PER_MINUTE', 1200);
   },
+  /** Requests one token subject may have refused as a non-member per minute before its 429. */
+  get refusedRatePerMinute(): number {
+    return int('REFUSED_RATE_LIMIT_PER_MINUTE', 30);
+  },
   get maxBodyBytes(): number {
     return 256 * 1024;
   },

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { IsoDate } from '../../shared/http/schemas.ts';
 import { questionKinds } from './classifier/index.ts';
 
 export const QuestionKind = v.picklist(questionKinds, `must be one of ${questionKinds.join(', ')}`);
@@ -10,7 +11,7 @@ export const AskBody = v.strictObject({
 export const Classification = v.object({
   question: v.nullable(QuestionKind),
   vehicleId: v.nullable(v.pipe(v.string(), v.uuid())),
-  date: v.nullable(v.pipe(v.string(), v.isoDate())),
+  date: v.nullable(IsoDate),
 });
 
 export const AskedBody = v.strictObject({ question: QuestionKind });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { DateTime as Time, IsoDate as Day } from '../http/schemas.ts';
 
 /**
  * The event kinds of the specification (Events part) and the exact fields of their `data`,
@@ -6,8 +7,6 @@ import * as v from 'valibot';
  * is not listed here never reaches a receiver.
  */
 const Uuid = v.pipe(v.string(), v.uuid());
-const Day = v.pipe(v.string(), v.isoDate());
-const Time = v.pipe(v.string(), v.isoTimestamp());
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 export const eventDataSchemas = {

@@ -1,22 +1,38 @@
 import { DependencyUnavailableError, ProblemError } from '../errors.ts';
 import type { ApiResult } from './types.ts';
 
+// DynamoDB's throttling names as the SDK's own retry classification lists them (@smithy/core,
+// THROTTLING_ERROR_CODES), its 5xx and the SDK's timeouts: they reach us after the SDK's attempts.
 const unavailableNames = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
+  'TransactionInProgressException',
   'InternalServerError',
   'ServiceUnavailable',
   'TimeoutError',
   'RequestTimeout',
+  'RequestTimeoutException',
 ]);
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** A transaction DynamoDB cancelled because an item's table or index was over its throughput. */
+const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+interface AwsLikeError {
+  name?: string;
+  code?: string;
+  cause?: unknown;
+  $retryable?: { throttling?: boolean };
+  CancellationReasons?: { Code?: string }[];
+}
 
 /** An AWS or network failure of a dependency is the client's 503, not our 500. */
 export const isDependencyFailure = (error: unknown): boolean => {
-  const e = error as { name?: string; code?: string; $metadata?: unknown; cause?: unknown };
+  const e = error as AwsLikeError | undefined;
   if (unavailableNames.has(e?.name ?? '')) return true;
   if (unavailableCodes.has(e?.code ?? '')) return true;
+  if (e?.$retryable?.throttling === true) return true;
+  if (e?.name === 'TransactionCanceledException' && e.CancellationReasons?.some((reason) => throttlingReasons.has(reason.Code ?? ''))) return true;
   const errors = (error as AggregateError)?.errors;
   if (Array.isArray(errors)) return errors.some(isDependencyFailure);
   return e?.cause !== undefined && isDependencyFailure(e.cause);

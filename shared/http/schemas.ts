@@ -3,9 +3,25 @@ import * as v from 'valibot';
 /** Building blocks shared by every operation's schemas, so that the same rule reads the same everywhere. */
 export const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 
-export const DateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'));
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
-export const IsoDate = v.pipe(v.string(), v.isoDate('must be a date YYYY-MM-DD'));
+/**
+ * valibot's ISO checks are patterns that let any month have a 31st day, so `2026-02-31` would
+ * pass and then roll over to March 3 wherever it is read. The date part must exist.
+ */
+export const isCalendarDay = (text: string): boolean => {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number);
+  return day <= daysInMonth(year, month);
+};
+
+const existingDay = v.check<string, string>(isCalendarDay, 'must be a date that exists in the calendar');
+
+/** Every date-time an operation takes or gives: ISO 8601 with an offset, on a real calendar day. */
+export const DateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'), existingDay);
+
+/** Every calendar date (`serviceDate`, event days): YYYY-MM-DD, on a real calendar day. */
+export const IsoDate = v.pipe(v.string(), v.isoDate('must be a date YYYY-MM-DD'), existingDay);
 
 export const Version = v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
 

@@ -23,6 +23,8 @@ export const keys = {
   askedPartition: (tenantId: string) => `${tenantPk(tenantId)}#ASKED`,
   /** Fixed one-minute window of requests per tenant, for the 429 rate limit. */
   rateWindow: (tenantId: string, minute: number) => ({ pk: `RATE#${tenantId}`, sk: String(minute) }),
+  /** Fixed one-minute window of one token subject's refused requests (not a member), for its own 429. */
+  refusedRateWindow: (subjectHash: string, minute: number) => ({ pk: `RATE#SUB#${subjectHash}`, sk: String(minute) }),
   /** A webhook destination; a tenant's destinations are read together by the fan-out. */
   webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
   webhookEndpointPrefix: 'WHEP#',

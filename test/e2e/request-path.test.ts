@@ -54,6 +54,22 @@ describe('400: malformed requests change nothing', () => {
     expect(unknown.body.errors).toEqual([{ path: 'query.expand', message: 'is not a parameter of this operation' }]);
   });
 
+  it('refuses dates that do not exist in the calendar, creating nothing', async () => {
+    const tenant = await TestTenant.create(stack());
+    const operator = await tenant.member('admin');
+    const order = (serviceDate: string) => ({ reference: `PED-${randomUUID()}`, recipient: { name: 'Rosa' }, address: { text: 'Av. Matta 1', latitude: -33.45, longitude: -70.64 }, serviceDate });
+    for (const serviceDate of ['2026-02-31', '2026-02-29', '2026-04-31']) {
+      const refused = await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: order(serviceDate) });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors).toEqual([{ path: 'body.serviceDate', message: 'must be a date that exists in the calendar' }]);
+    }
+    const plan = await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: '2026-02-30', routes: [{ orderIds: [randomUUID()] }] } });
+    expectProblem(plan, 400, 'validation_failed');
+    expect(plan.body.errors[0].path).toBe('body.serviceDate');
+    expect((await tenant.call(operator, 'GET', '/v1/distribution/orders')).body.items).toEqual([]);
+    expect((await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: order('2028-02-29') })).status).toBe(201);
+  });
+
   it('requires x-tenant-id and idempotency-key as UUIDs', async () => {
     const tenant = await TestTenant.create(stack());
     const admin = await tenant.member('admin');

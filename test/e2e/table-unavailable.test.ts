@@ -1,29 +1,70 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.ts';
 import { resetTableClient } from '../../shared/table/client.ts';
 import { TestTenant } from '../support/api.ts';
+import { DynamoDbFaultProxy, throttledTransaction } from '../support/dynamodb-fault-proxy.ts';
 import { useLocalStack } from '../support/stack.ts';
 
 const stack = useLocalStack();
+
+/** Points the handlers' table client at another endpoint for the duration of `body`. */
+const withTableAt = async (endpoint: string, body: () => Promise<void>): Promise<void> => {
+  const original = process.env.DYNAMODB_ENDPOINT;
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  resetTableClient();
+  try {
+    await body();
+  } finally {
+    process.env.DYNAMODB_ENDPOINT = original;
+    resetTableClient();
+  }
+};
 
 describe('503: the table cannot answer', () => {
   it('answers 503 problem+json with Retry-After, and recovers when the table is back', async () => {
     const tenant = await TestTenant.create(stack());
     const admin = await tenant.member('admin');
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).status).toBe(200);
-    const endpoint = process.env.DYNAMODB_ENDPOINT;
-    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${await freePort()}`;
-    resetTableClient();
-    try {
+    await withTableAt(`http://127.0.0.1:${await freePort()}`, async () => {
       const down = await tenant.call(admin, 'POST', '/v1/assistant/questions', { body: { text: 'dónde está el camión' } });
       expect(down.status, down.text).toBe(503);
       expect(down.headers.get('content-type')).toBe('application/problem+json');
       expect(down.body.code).toBe('dependency_unavailable');
       expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
-    } finally {
-      process.env.DYNAMODB_ENDPOINT = endpoint;
-      resetTableClient();
-    }
+    });
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After when DynamoDB cancels the transaction for throttling, and commits nothing', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const proxy = new DynamoDbFaultProxy(stack().dynamoEndpoint);
+    const key = randomUUID();
+    const body = { plate: randomUUID().slice(0, 6), label: 'Furgón Sur' };
+    try {
+      await withTableAt(await proxy.start(), async () => {
+        for (const reason of ['ThrottlingError', 'ProvisionedThroughputExceeded'] as const) {
+          proxy.faults.set('TransactWriteItems', throttledTransaction(3, reason));
+          const throttled = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body, idempotencyKey: key });
+          expect(throttled.status, throttled.text).toBe(503);
+          expect(throttled.headers.get('content-type')).toBe('application/problem+json');
+          expect(throttled.body.code).toBe('dependency_unavailable');
+          expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+        }
+        // The SDK's own throttling error on a read, after its retries, is the same 503.
+        proxy.faults.set('GetItem', { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' } });
+        const read = await tenant.call(admin, 'GET', '/v1/fleet/vehicles');
+        expect(read.status, read.text).toBe(503);
+        expect(Number(read.headers.get('retry-after'))).toBeGreaterThan(0);
+      });
+    } finally {
+      await proxy.stop();
+    }
+    // Nothing was committed: the same key now creates the vehicle, as a first answer.
+    const retried = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body, idempotencyKey: key });
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).body.items).toHaveLength(1);
   });
 });

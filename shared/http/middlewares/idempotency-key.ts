@@ -1,11 +1,23 @@
-import { BadRequestError } from '../../errors.ts';
+import { BadRequestError, IdempotencyInProgressError, IdempotencyKeyReusedError, ProblemError } from '../../errors.ts';
 import { isUuid } from '../../ids.ts';
 import { fingerprint, findReplay } from '../../idempotency.ts';
 import { header, type ApiMiddleware } from '../types.ts';
 
 /**
+ * What a twin's committed change can make the operation refuse: the resource is gone (404, 410),
+ * its version or state moved on (409), or the change no longer applies (422).
+ */
+const mayBeTwinsDoing = (error: unknown): boolean =>
+  error instanceof ProblemError &&
+  [404, 409, 410, 422].includes(error.status) &&
+  !(error instanceof IdempotencyInProgressError || error instanceof IdempotencyKeyReusedError);
+
+/**
  * For idem operations: requires the idempotency-key header and answers a repeat with the stored
  * response before the operation runs again. The record itself is written with the change.
+ * A twin with the same key may commit after that check and before the operation reads: its
+ * change then refuses this one (a moved version, a taken state), so a refusal looks once more
+ * for the twin's answer and replays it.
  */
 export const idempotencyKey = (): ApiMiddleware => ({
   before: async (request) => {
@@ -26,6 +38,17 @@ export const idempotencyKey = (): ApiMiddleware => ({
     if (replay) {
       request.response = replay;
       return replay;
+    }
+  },
+  onError: async (request) => {
+    const claim = request.context.idempotency;
+    if (!claim || !mayBeTwinsDoing(request.error)) return;
+    try {
+      const replay = await findReplay(claim, request.context.receivedAt);
+      if (replay) request.response = replay;
+    } catch (error) {
+      // The key was used for another request (422): that, not the refusal, is the answer.
+      if (error instanceof ProblemError) request.error = error;
     }
   },
 });
