@@ -68,5 +68,16 @@ const addMissingIndexes = async (client: DynamoDBClient, tableName: string): Pro
         GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
       }),
     );
+    await indexesActive(client, tableName);
   }
+};
+
+/** DynamoDB builds one new index at a time: the next waits until this one is active. */
+const indexesActive = async (client: DynamoDBClient, tableName: string): Promise<void> => {
+  for (let tries = 0; tries < 300; tries++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the indexes of ${tableName} did not become active`);
 };
