@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../shared/http/operation.ts';
 import { assistantOperations } from './assistant/operations.ts';
+import { auditOperations } from './audit/operations.ts';
 import { fleetOperations } from './fleet/operations.ts';
 import { fieldOperations } from './field/operations.ts';
 import { orderOperations } from './orders/operations.ts';
@@ -28,6 +29,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations },
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
+  { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);
