@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
-import { call, COMPANY_A, receipt, startWithCompanies } from './client.ts';
+import { call, COMPANY_A, receipt, startWithCompanies, type Reply } from './client.ts';
 
 let fake: ProviderFake;
 afterEach(() => fake?.stop());
@@ -11,7 +11,7 @@ const readAll = async (f: ProviderFake, token: string, path: string) => {
   const pages: any[] = [];
   let url: string | undefined = `${f.apiUrl}${path}`;
   while (url) {
-    const reply = await call(f, 'GET', url.slice(f.apiUrl.length), { token });
+    const reply: Reply = await call(f, 'GET', url.slice(f.apiUrl.length), { token });
     expect(reply.status).toBe(200);
     pages.push(reply.body);
     items.push(...reply.body.items);
@@ -49,7 +49,7 @@ describe('provider fake: reads', () => {
     expect((await call(fake, 'GET', '/v1/offices.json?state=0', { token })).body.count).toBe(3);
     expect((await call(fake, 'GET', '/v1/offices.json', { token })).body.count).toBe(4);
     const taxes = (await call(fake, 'GET', '/v1/taxes.json?state=0', { token })).body.items;
-    expect(taxes).toEqual([expect.objectContaining({ id: 1, name: 'IVA', percentage: '19.0', code: '14', state: 0 })]);
+    expect(taxes).toEqual([expect.objectContaining({ id: 1, name: 'IVA', percentage: '19.0', code: '0', state: 0 })]);
     const types = (await call(fake, 'GET', '/v1/document_types.json?state=0', { token })).body.items;
     expect(types.map((t: any) => t.codeSii)).toEqual(['33', '34', '39', '41', '61', '']);
     expect(types.find((t: any) => t.codeSii === '').isElectronicDocument).toBe(0);
