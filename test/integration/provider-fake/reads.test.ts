@@ -49,7 +49,7 @@ describe('provider fake: reads', () => {
     expect((await call(fake, 'GET', '/v1/offices.json?state=0', { token })).body.count).toBe(3);
     expect((await call(fake, 'GET', '/v1/offices.json', { token })).body.count).toBe(4);
     const taxes = (await call(fake, 'GET', '/v1/taxes.json?state=0', { token })).body.items;
-    expect(taxes).toEqual([expect.objectContaining({ id: 1, name: 'IVA', percentage: '19.0', code: '0', state: 0 })]);
+    expect(taxes).toEqual([expect.objectContaining({ id: 1, name: 'IVA', percentage: '19.0', code: '14', state: 0 })]);
     const types = (await call(fake, 'GET', '/v1/document_types.json?state=0', { token })).body.items;
     expect(types.map((t: any) => t.codeSii)).toEqual(['33', '34', '39', '41', '61', '']);
     expect(types.find((t: any) => t.codeSii === '').isElectronicDocument).toBe(0);

@@ -92,7 +92,7 @@ export const defaultCatalogue = (clientCode: string): FakeCatalogue => {
       { id: 4, name: 'Local cerrado', state: 1, address: '', isVirtual: 0 },
     ],
     taxes: [
-      { id: 1, name: 'IVA', percentage: '19.0', code: '0', state: 0, forRetention: 0 },
+      { id: 1, name: 'IVA', percentage: '19.0', code: '14', state: 0, forRetention: 0 },
       { id: 2, name: 'ILA', percentage: '27.0', code: '24', state: 1, forRetention: 0 },
     ],
     documentTypes: [
