@@ -96,6 +96,14 @@ describe('provider fake: faults', () => {
     expect(await (await exchange()).json()).toMatchObject({ code: 200 });
   });
 
+  it('times: Infinity keeps a fault until clear, e.g. a blocked account (402)', async () => {
+    await start();
+    fake.faults.add({ route: 'GET /v1/clients/{id}/contacts.json', kind: 'status', status: 402, times: Infinity });
+    for (const id of [1, 2, 3]) expect((await call(fake, 'GET', `/v1/clients/${id}/contacts.json`, { token })).status).toBe(402);
+    fake.faults.clear();
+    expect((await call(fake, 'GET', '/v1/clients/1/contacts.json', { token })).status).toBe(200);
+  });
+
   it('rejects a status fault without an error status', async () => {
     await start();
     expect(() => fake.faults.add({ route: '*', kind: 'status', status: 200 })).toThrow();
