@@ -18,7 +18,7 @@ const STAGES: SecretStage[] = ['AWSCURRENT', 'AWSPREVIOUS'];
  * time, while requests with wrong values cost Secrets Manager at most one read per stage per
  * this time and container.
  */
-const REFRESH_AFTER_MISMATCH_MS = 10_000;
+export const REFRESH_AFTER_MISMATCH_MS = 10_000;
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
