@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { CloudFrontClient, GetDistributionConfigCommand, UpdateDistributionCommand } from '@aws-sdk/client-cloudfront';
 import {
   DescribeSecretCommand,
+  GetRandomPasswordCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
   ResourceNotFoundException,
@@ -33,8 +33,12 @@ export interface RotationDeps {
 /** Longer than the origin check's refresh after a mismatch, so no container refuses the new value. */
 export const SETTLE_MS = REFRESH_AFTER_MISMATCH_MS + 5_000;
 
-/** 256 random bits; base64url, so it is a valid header value as it is. */
-export const newOriginSecret = (): string => randomBytes(32).toString('base64url');
+/** 64 letters and digits (about 380 bits): a valid header value as it is. */
+const newOriginSecret = async (deps: RotationDeps): Promise<string> => {
+  const out = await deps.secretsManager.send(new GetRandomPasswordCommand({ PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false, RequireEachIncludedType: true }));
+  if (!out.RandomPassword) throw new RotationError('GetRandomPassword returned no password');
+  return out.RandomPassword;
+};
 
 class RotationError extends Error {
   override readonly name = 'RotationError';
@@ -80,7 +84,7 @@ const pendingValue = async (secretId: string, token: string, deps: RotationDeps)
 const createSecret = async (secretId: string, token: string, deps: RotationDeps): Promise<void> => {
   // A retried createSecret keeps the value it made the first time.
   if ((await pendingValue(secretId, token, deps)) !== undefined) return;
-  await deps.secretsManager.send(new PutSecretValueCommand({ SecretId: secretId, ClientRequestToken: token, SecretString: newOriginSecret(), VersionStages: ['AWSPENDING'] }));
+  await deps.secretsManager.send(new PutSecretValueCommand({ SecretId: secretId, ClientRequestToken: token, SecretString: await newOriginSecret(deps), VersionStages: ['AWSPENDING'] }));
 };
 
 /** CloudFront sends the value as a header: it must be long and header-safe. */

@@ -127,3 +127,20 @@ describe('absolute tracking links from the viewer host', () => {
     }
   });
 });
+
+describe('paths no operation has (the $default catch-all route)', () => {
+  it('answers 404 problem+json with a request id for any method, like every other error', async () => {
+    for (const [method, path] of [
+      ['GET', '/nothing-here'],
+      ['POST', '/v1/distribution/orders/x/y/z'],
+      ['DELETE', '/v1/openapi.json'],
+      ['GET', '/v1/track/a/b'],
+    ]) {
+      const response = await call(stack(), method, path, through(FIRST));
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+      expect(response.body).toMatchObject({ status: 404, code: 'not_found', type: 'urn:delivery-ops:problem:not_found' });
+      expect(response.body.requestId).toBe(response.headers.get('x-request-id'));
+    }
+  });
+});

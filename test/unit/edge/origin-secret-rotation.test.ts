@@ -47,6 +47,11 @@ const secretsManager = (target: string, body: any): { status: number; body: unkn
       if (!version?.value || (body.VersionStage && !version.stages.has(body.VersionStage))) return notFound;
       return { status: 200, body: { ARN, VersionId: id, SecretString: version.value, VersionStages: [...version.stages] } };
     }
+    case 'GetRandomPassword': {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+      const password = Array.from({ length: body.PasswordLength }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+      return { status: 200, body: { RandomPassword: password } };
+    }
     case 'PutSecretValue': {
       const version = versions.get(body.ClientRequestToken) ?? { stages: new Set<string>() };
       version.value = body.SecretString;
@@ -168,7 +173,7 @@ describe('rotation of the origin secret', () => {
     };
     await rotate('v2', ['createSecret', 'setSecret', 'testSecret']);
     const fresh = versions.get('v2')!.value!;
-    expect(fresh).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(fresh).toMatch(/^[A-Za-z0-9]{64}$/);
     expect(headerValueAtEdge()).toBe(FIRST);
     expect(await passes(fresh)).toBe(false); // pending is not accepted, so CloudFront must not send it yet
 
