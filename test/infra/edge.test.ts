@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionGroups } from '../../functions/index.ts';
 import { ACCESS_LOG_FIELDS, VIEWER_HOST_FUNCTION_FILE } from '../../infra/constructs/edge.ts';
-import { DEFAULT_TRACKING_CONCURRENCY } from '../../infra/stack.ts';
+import { DEFAULT_TRACKING_CONCURRENCY, DeliveryOpsStack } from '../../infra/stack.ts';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
 import { synthesize, type Resource, type Synthesized } from './synth.ts';
 
@@ -149,5 +150,23 @@ describe('tracking tokens and errors at the edge', () => {
     const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref as string;
     const [, integration] = synth.resources('AWS::ApiGatewayV2::Integration').find(([id]) => id === integrationId)!;
     expect(integration.Properties.IntegrationUri['Fn::GetAtt'][0]).toBe(logicalId(synth.stack.functions.functionFor('meta')));
+  });
+});
+
+describe('settings of the edge', () => {
+  // Without bundling (the functions' code does not matter here), so these synths are quick.
+  const quickStack = (context: Record<string, unknown>) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    return new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
+  };
+
+  it('takes the tracking concurrency cap from the context key trackingConcurrency', () => {
+    const stack = quickStack({ trackingConcurrency: '7' });
+    const tracking = stack.resolve(stack.getLogicalId(stack.functions.functionFor('tracking').node.defaultChild as CfnElement)) as string;
+    expect(Template.fromStack(stack).toJSON().Resources[tracking].Properties.ReservedConcurrentExecutions).toBe(7);
+  });
+
+  it('refuses a cap that is not a positive integer', () => {
+    for (const value of ['0', '-1', '2.5', 'many']) expect(() => quickStack({ trackingConcurrency: value }), value).toThrow(/trackingConcurrency/);
   });
 });
