@@ -18,6 +18,11 @@ export interface FunctionGroup {
   /** The handler module, relative to the project root; it exports `handler`. */
   entry: string;
   operations: AnyOperation[];
+  /**
+   * This group also answers every method and path no operation has (API Gateway's `$default`
+   * route), with a 404 problem+json instead of API Gateway's own `{"message":"Not Found"}`.
+   */
+  catchAll?: boolean;
 }
 
 export const functionGroups: FunctionGroup[] = [
@@ -27,7 +32,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations },
   { name: 'field', entry: 'functions/field/handler.ts', operations: fieldOperations },
   { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations },
-  { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
+  { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations, catchAll: true },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations },
 ];

@@ -8,6 +8,7 @@ import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
+import { OriginSecret } from './constructs/origin-secret.ts';
 import { TrackingEdge } from './constructs/tracking-edge.ts';
 import { TrackingProjection } from './constructs/tracking-projection.ts';
 import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
@@ -17,6 +18,8 @@ import { WebhookQueue } from './constructs/webhook-queue.ts';
 export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
 export const PLACEHOLDER_OIDC_AUDIENCE = 'delivery-ops-api';
 export const DEFAULT_RATE_LIMIT_PER_IP = 600;
+/** Concurrent executions the public tracking function may use at most (issue 7, item 2). */
+export const DEFAULT_TRACKING_CONCURRENCY = 50;
 
 /** Every value may also come from the CDK context key of the same name (`-c oidcIssuer=...`). */
 export interface DeliveryOpsStackProps extends StackProps {
@@ -26,6 +29,11 @@ export interface DeliveryOpsStackProps extends StackProps {
   oidcMfaEnforced?: boolean;
   /** Requests per client address per minute before WAF answers 429. @default 600 */
   rateLimitPerIp?: number;
+  /**
+   * Reserved concurrency of the public tracking function: a flood of link openings cannot take
+   * the account's concurrency from the rest of the API. @default 50
+   */
+  trackingConcurrency?: number;
   /** Receives the alarm notifications. @default no subscription */
   alarmEmail?: string;
   /** @default the function manifest */
@@ -37,6 +45,7 @@ export class DeliveryOpsStack extends Stack {
   readonly functions: ApiFunctions;
   readonly httpApi: ServiceHttpApi;
   readonly edge: Edge;
+  readonly originSecret: OriginSecret;
   readonly webhooks: WebhookQueue;
   readonly webhookPipeline: WebhookPipeline;
   readonly tracking: TrackingProjection;
@@ -57,6 +66,8 @@ export class DeliveryOpsStack extends Stack {
     const oidcMfaEnforced = mfa === true || mfa === 'true' || mfa === '1';
     const rateLimitPerIp = Number(setting('rateLimitPerIp') ?? DEFAULT_RATE_LIMIT_PER_IP);
     if (!Number.isInteger(rateLimitPerIp) || rateLimitPerIp < 10) throw new Error('rateLimitPerIp must be an integer of at least 10 (the WAF minimum)');
+    const trackingConcurrency = Number(setting('trackingConcurrency') ?? DEFAULT_TRACKING_CONCURRENCY);
+    if (!Number.isInteger(trackingConcurrency) || trackingConcurrency < 1) throw new Error('trackingConcurrency must be a positive integer');
     const alarmEmail = setting('alarmEmail') as string | undefined;
     const groups = props.groups ?? functionGroups;
 
@@ -73,9 +84,14 @@ export class DeliveryOpsStack extends Stack {
       data: this.data,
       oidc: { issuer: oidcIssuer, audience: oidcAudience, mfaEnforced: oidcMfaEnforced },
       serviceName: 'delivery-ops',
+      reservedConcurrency: { tracking: trackingConcurrency },
     });
     this.httpApi = new ServiceHttpApi(this, 'Http', { groups, functions: this.functions });
-    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp });
+    // Only requests through CloudFront (and so through WAF) carry the origin secret.
+    this.originSecret = new OriginSecret(this, 'OriginSecret', { serviceName: 'delivery-ops' });
+    for (const fn of this.functions.byGroup.values()) this.originSecret.grantCheck(fn.function);
+    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp, originSecret: this.originSecret.secret });
+    this.originSecret.rotateOn(this.edge.distribution);
     new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
     this.webhookPipeline = new WebhookPipeline(this, 'WebhookPipeline', {
@@ -90,6 +106,7 @@ export class DeliveryOpsStack extends Stack {
       functions: new Map([
         ...[...this.functions.byGroup].map(([name, fn]) => [name, fn.function] as const),
         ...this.webhookPipeline.functions,
+        ['origin-secret-rotation', this.originSecret.rotation.function] as const,
         ['tracking-projection', this.tracking.projector.function] as const,
       ]),
       deadLetterQueues: new Map([

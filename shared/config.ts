@@ -43,6 +43,17 @@ export const config = {
   get maxBodyBytes(): number {
     return 256 * 1024;
   },
+  /**
+   * The Secrets Manager secret CloudFront sends in x-origin-verify. Unset, the origin check is
+   * off (the local stack); the CDK stack always sets it.
+   */
+  get originVerifySecretArn(): string | undefined {
+    return env.ORIGIN_VERIFY_SECRET_ARN || undefined;
+  },
+  /** Where tracking links point; without it, the viewer's host as CloudFront reports it. */
+  get publicBaseUrl(): string {
+    return (env.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '');
+  },
   get serviceName(): string {
     return env.POWERTOOLS_SERVICE_NAME ?? 'delivery-ops';
   },

@@ -166,3 +166,13 @@ export class DependencyUnavailableError extends ProblemError {
     this.headers['retry-after'] = String(retryAfterSeconds);
   }
 }
+
+/** A request that did not come through the service's CloudFront distribution (issue 7, item 2). */
+export class OriginNotVerifiedError extends ProblemError {
+  readonly status = 403;
+  readonly title = 'Forbidden';
+  readonly code = 'origin_not_verified';
+  constructor() {
+    super('Requests reach this API only through its public address.');
+  }
+}

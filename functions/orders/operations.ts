@@ -16,7 +16,7 @@ export const createOrderOperation = defineOperation({
   body: CreateOrderBody,
   responses: { 201: { description: 'The order, state pending', schema: Order } },
   handle: async ({ body, caller }) => {
-    const { order, writes } = createOrder(caller.tenantId, body, caller.now);
+    const { order, writes } = createOrder(caller.tenantId, body, caller.now, caller.publicBaseUrl);
     return { status: 201, body: order, headers: { location: `/v1/distribution/orders/${order.id}` }, writes, resourceId: order.id };
   },
 });
@@ -30,7 +30,7 @@ export const listOrdersOperation = defineOperation({
   permission: 'orders.read',
   query: PageQuery,
   responses: { 200: { description: 'A page of orders, oldest first', schema: pageOf(Order) } },
-  handle: async ({ query, caller }) => ({ status: 200, body: await listOrders(caller.tenantId, query) }),
+  handle: async ({ query, caller }) => ({ status: 200, body: await listOrders(caller.tenantId, query, caller.publicBaseUrl) }),
 });
 
 export const getOrderOperation = defineOperation({
@@ -42,7 +42,7 @@ export const getOrderOperation = defineOperation({
   permission: 'orders.read',
   params: IdParams,
   responses: { 200: { description: 'The order', schema: Order } },
-  handle: async ({ params, caller }) => ({ status: 200, body: await getOrder(caller.tenantId, params.id) }),
+  handle: async ({ params, caller }) => ({ status: 200, body: await getOrder(caller.tenantId, params.id, caller.publicBaseUrl) }),
 });
 
 export const cancelOrderOperation = defineOperation({
@@ -56,7 +56,7 @@ export const cancelOrderOperation = defineOperation({
   body: CancelBody,
   responses: { 200: { description: 'The order, state cancelled', schema: Order } },
   handle: async ({ params, body, caller }) => {
-    const { order, writes } = await cancelOrder(caller.tenantId, params.id, body.version, caller.now);
+    const { order, writes } = await cancelOrder(caller.tenantId, params.id, body.version, caller.now, caller.publicBaseUrl);
     return { status: 200, body: order, writes, resourceId: order.id };
   },
 });

@@ -11,7 +11,7 @@ import { getOrderRecord, orderItem, toOrder, toOrderRecord, type OrderRecord } f
 import type { CreateOrderBody, Order } from './schemas.ts';
 import { newTrackingToken } from './tracking-token.ts';
 
-export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date): { order: Order; writes: Write[] } => {
+export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date, baseUrl: string): { order: Order; writes: Write[] } => {
   const at = nowIso(now);
   const record: OrderRecord = {
     id: newId(),
@@ -30,7 +30,7 @@ export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date):
   };
   const event = outboxEvent(tenantId, 'distribution.order.created', { orderId: record.id, reference: record.reference, state: record.state }, now);
   return {
-    order: toOrder(record),
+    order: toOrder(record, baseUrl),
     writes: [
       { item: { Put: { TableName: tableName(), Item: orderItem(tenantId, record), ConditionExpression: 'attribute_not_exists(pk)' } } },
       event.write,
@@ -38,10 +38,10 @@ export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date):
   };
 };
 
-export const getOrder = async (tenantId: string, orderId: string): Promise<Order> => toOrder(await getOrderRecord(tenantId, orderId));
+export const getOrder = async (tenantId: string, orderId: string, baseUrl: string): Promise<Order> => toOrder(await getOrderRecord(tenantId, orderId), baseUrl);
 
-export const listOrders = (tenantId: string, page: { after?: string; limit: number }): Promise<Page<Order>> =>
-  queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, (item) => toOrder(toOrderRecord(item)), (o) => o.id);
+export const listOrders = (tenantId: string, page: { after?: string; limit: number }, baseUrl: string): Promise<Page<Order>> =>
+  queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, (item) => toOrder(toOrderRecord(item), baseUrl), (o) => o.id);
 
 /** The version-checked write of an order's new state, shared by cancel and the field actions. */
 export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: { version?: number; state: string }): Write => ({
@@ -65,7 +65,7 @@ export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: {
  * Cancels a pending order, or one on a route whose stop has no outcome yet: the stop is
  * cancelled in the same transaction, so the driver can no longer deliver it.
  */
-export const cancelOrder = async (tenantId: string, orderId: string, version: number, now: Date): Promise<{ order: Order; writes: Write[] }> => {
+export const cancelOrder = async (tenantId: string, orderId: string, version: number, now: Date, baseUrl: string): Promise<{ order: Order; writes: Write[] }> => {
   const current = await getOrderRecord(tenantId, orderId);
   if (current.version !== version) throw new VersionMismatchError(current.version, version);
   if (current.state !== 'pending' && current.state !== 'assigned') throw new StateConflictError(`An order that is ${current.state} cannot be cancelled.`);
@@ -88,5 +88,5 @@ export const cancelOrder = async (tenantId: string, orderId: string, version: nu
     });
   }
   writes.push(outboxEvent(tenantId, 'distribution.order.cancelled', { orderId: next.id, reference: next.reference, state: next.state }, now).write);
-  return { order: toOrder(next), writes };
+  return { order: toOrder(next, baseUrl), writes };
 };

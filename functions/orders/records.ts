@@ -26,7 +26,7 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   cancelledAt: (item.cancelledAt as string | undefined) ?? null,
 });
 
-export const toOrder = ({ trackingToken, ...rest }: OrderRecord): Order => ({ ...rest, trackingUrl: trackingUrl(trackingToken) });
+export const toOrder = ({ trackingToken, ...rest }: OrderRecord, baseUrl: string): Order => ({ ...rest, trackingUrl: trackingUrl(trackingToken, baseUrl) });
 
 export const orderItem = (tenantId: string, order: OrderRecord) => ({
   ...opsKeys.order(tenantId, order.id),

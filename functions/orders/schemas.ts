@@ -37,7 +37,7 @@ export const Order = v.pipe(
     address: v.object({ text: v.string(), latitude: v.number(), longitude: v.number() }),
     serviceDate: IsoDate,
     state: v.picklist(orderStates),
-    trackingUrl: v.pipe(v.string(), v.description('`/t/{token}`, absolute when PUBLIC_BASE_URL is set')),
+    trackingUrl: v.pipe(v.string(), v.description('`/t/{token}`, absolute: on PUBLIC_BASE_URL when set, else on the host the client called (relative only where neither is known)')),
     routeId: v.nullable(Uuid),
     stopId: v.nullable(Uuid),
     version: Version,

@@ -6,5 +6,5 @@ export const newTrackingToken = (): string => randomBytes(24).toString('base64ur
 /** Anything else cannot be a token we made: answered 404 without touching the table. */
 export const looksLikeToken = (value: string): boolean => /^[A-Za-z0-9_-]{22,64}$/.test(value);
 
-/** Relative unless the deployment names its public address (PUBLIC_BASE_URL). */
-export const trackingUrl = (token: string): string => `${(process.env.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '')}/t/${token}`;
+/** `baseUrl` is the request's public base (Caller.publicBaseUrl); '' keeps the link relative. */
+export const trackingUrl = (token: string, baseUrl: string): string => `${baseUrl}/t/${token}`;

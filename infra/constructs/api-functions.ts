@@ -16,6 +16,8 @@ export interface ApiFunctionsProps {
   data: DataTable;
   oidc: OidcSettings;
   serviceName: string;
+  /** Reserved concurrency by group name (the public tracking group's cap). @default none */
+  reservedConcurrency?: Readonly<Record<string, number>>;
 }
 
 /** One Lambda per endpoint group of the function manifest. */
@@ -36,6 +38,7 @@ export class ApiFunctions extends Construct {
           OIDC_MFA_ENFORCED: props.oidc.mfaEnforced ? '1' : '0',
           POWERTOOLS_SERVICE_NAME: props.serviceName,
         },
+        reservedConcurrency: props.reservedConcurrency?.[group.name],
       });
       props.data.grantItemAccess(fn.function);
       byGroup.set(group.name, fn);

@@ -1,9 +1,14 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { fileURLToPath } from 'node:url';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { AddBehaviorOptions, ICachePolicy } from 'aws-cdk-lib/aws-cloudfront';
 import {
   AllowedMethods,
   CachePolicy,
   Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestPolicy,
@@ -12,9 +17,14 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnDelivery, CfnDeliveryDestination, CfnDeliverySource } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { ORIGIN_VERIFY_HEADER } from '../../shared/http/edge-headers.ts';
+import { problemTypeOf } from '../../shared/http/problem.ts';
 
 export interface EdgeProps {
   /** Host name of the HTTP API, without scheme. */
@@ -23,7 +33,30 @@ export interface EdgeProps {
   rateLimitPerIp: number;
   /** WAF accepts 60, 120, 300 or 600. @default 60 */
   rateWindowSeconds?: 60 | 120 | 300 | 600;
+  /** CloudFront sends its AWSCURRENT value in x-origin-verify; the API refuses requests without it. */
+  originSecret: ISecret;
 }
+
+/**
+ * Access-log fields (standard logging v2): the legacy format's fields without the URI, its query,
+ * the referrer and cookies. The tracking routes carry their token in the path, and a log line is
+ * not the place for a credential; the API's own access log names the route by its template.
+ */
+export const ACCESS_LOG_FIELDS = [
+  'date', 'time', 'x-edge-location', 'sc-bytes', 'c-ip', 'cs-method', 'cs(Host)', 'sc-status', 'cs(User-Agent)',
+  'x-edge-result-type', 'x-edge-request-id', 'x-host-header', 'cs-protocol', 'cs-bytes', 'time-taken', 'x-forwarded-for',
+  'ssl-protocol', 'ssl-cipher', 'x-edge-response-result-type', 'cs-protocol-version', 'c-port', 'time-to-first-byte',
+  'x-edge-detailed-result-type', 'sc-content-type', 'sc-content-len',
+];
+
+/** The viewer-request function that passes the viewer's Host on (infra/edge-functions/viewer-host.js). */
+export const VIEWER_HOST_FUNCTION_FILE = fileURLToPath(new URL('../edge-functions/viewer-host.js', import.meta.url));
+
+/**
+ * A 404 of a tracking link may be a fresh order the projection has not reached yet: never keep
+ * it at the edge. The origin also sends it with no-store; this covers any 404 without it.
+ */
+export const NOT_FOUND_CACHE_SECONDS = 0;
 
 const RATE_LIMITED_BODY = 'rate-limited';
 const RATE_LIMITED_PAGE = 'rate-limited-page';
@@ -48,6 +81,8 @@ export class Edge extends Construct {
   readonly logBucket: Bucket;
   /** The API origin, shared by the default behaviour and any behaviour added later. */
   readonly apiOrigin: HttpOrigin;
+  readonly viewerHost: CloudFrontFunction;
+  readonly accessLogDelivery: CfnDelivery;
 
   constructor(scope: Construct, id: string, props: EdgeProps) {
     super(scope, id);
@@ -60,12 +95,15 @@ export class Edge extends Construct {
       customResponseBodies: {
         [RATE_LIMITED_BODY]: {
           contentType: 'APPLICATION_JSON',
+          // WAF bodies are fixed text, so the request id cannot be in it: CloudFront's own
+          // x-amz-cf-id header, on this answer as on every other, names the request.
           content: JSON.stringify({
-            type: 'about:blank',
-            title: 'Too Many Requests',
+            type: problemTypeOf('rate_limited'),
+            title: 'Too many requests',
             status: 429,
             code: 'rate_limited',
-            detail: `Too many requests from this address; retry after ${window} seconds.`,
+            detail: `Too many requests from this address; retry after ${window} seconds. The x-amz-cf-id response header identifies this request.`,
+            requestIdHeader: 'x-amz-cf-id',
           }),
         },
         [RATE_LIMITED_PAGE]: {
@@ -116,8 +154,8 @@ export class Edge extends Construct {
     });
 
     this.logBucket = new Bucket(this, 'AccessLogs', {
-      // CloudFront standard logging writes with ACLs, which BUCKET_OWNER_ENFORCED turns off.
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      // Standard logging v2 delivers as the bucket owner: no ACLs needed.
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -132,27 +170,81 @@ export class Edge extends Construct {
     this.apiOrigin = new HttpOrigin(props.apiDomainName, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+      // A dynamic reference: CloudFormation resolves it at deploy time, the template holds none.
+      // The rotation Lambda updates it in place afterwards (OriginSecret).
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret.secretValue.unsafeUnwrap() },
+    });
+
+    this.viewerHost = new CloudFrontFunction(this, 'ViewerHost', {
+      comment: 'Passes the viewer Host on in x-viewer-host (absolute tracking links)',
+      code: FunctionCode.fromFile({ filePath: VIEWER_HOST_FUNCTION_FILE }),
+      runtime: FunctionRuntime.JS_2_0,
     });
 
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'delivery-ops API',
-      defaultBehavior: { origin: this.apiOrigin, ...apiBehavior(CachePolicy.CACHING_DISABLED) },
+      defaultBehavior: {
+        origin: this.apiOrigin,
+        ...apiBehavior(CachePolicy.CACHING_DISABLED),
+        functionAssociations: [{ function: this.viewerHost, eventType: FunctionEventType.VIEWER_REQUEST }],
+      },
       webAclId: this.webAcl.attrArn,
       httpVersion: HttpVersion.HTTP2_AND_3,
-      enableLogging: true,
-      logBucket: this.logBucket,
-      logFilePrefix: 'cloudfront/',
+      errorResponses: [{ httpStatus: 404, ttl: Duration.seconds(NOT_FOUND_CACHE_SECONDS) }],
     });
+    this.accessLogDelivery = this.logTo(this.logBucket);
 
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason: 'Tenants deliver wherever they operate and recipients open tracking links from anywhere; there is no country list to allow or deny.',
     });
     Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR3',
+      reason: 'Access logs go through standard logging v2 (a CloudWatch Logs delivery to the access-log bucket, without URIs), which the rule does not see; legacy logging would write every tracking token.',
+    });
+    Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR4',
       reason:
         'No custom domain yet: with the default cloudfront.net certificate CloudFront fixes the viewer TLS policy. Add the certificate and SecurityPolicyProtocol.TLS_V1_2_2021 with the domain.',
     });
+  }
+
+  /**
+   * Standard logging v2: CloudWatch Logs delivers the distribution's access logs to the bucket
+   * with ACCESS_LOG_FIELDS only. The bucket lets the log delivery service write under AWSLogs/
+   * for delivery sources of this account only.
+   */
+  private logTo(bucket: Bucket): CfnDelivery {
+    const stack = Stack.of(this);
+    const name = Names.uniqueResourceName(this, { maxLength: 60, separator: '-' });
+    const source = new CfnDeliverySource(this, 'AccessLogSource', {
+      name: `${name}-src`,
+      logType: 'ACCESS_LOGS',
+      resourceArn: stack.formatArn({ service: 'cloudfront', region: '', resource: 'distribution', resourceName: this.distribution.distributionId }),
+    });
+    const destination = new CfnDeliveryDestination(this, 'AccessLogDestination', {
+      name: `${name}-dst`,
+      destinationResourceArn: bucket.bucketArn,
+      outputFormat: 'json',
+    });
+    bucket.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('delivery.logs.amazonaws.com')],
+        actions: ['s3:PutObject'],
+        resources: [bucket.arnForObjects(`AWSLogs/${stack.account}/*`)],
+        conditions: {
+          StringEquals: { 's3:x-amz-acl': 'bucket-owner-full-control', 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'logs', resource: 'delivery-source', resourceName: '*' }) },
+        },
+      }),
+    );
+    const delivery = new CfnDelivery(this, 'AccessLogDelivery', {
+      deliverySourceName: source.name,
+      deliveryDestinationArn: destination.attrArn,
+      recordFields: ACCESS_LOG_FIELDS,
+    });
+    delivery.node.addDependency(source, bucket.policy!);
+    return delivery;
   }
 
   /**

@@ -30,8 +30,8 @@ export class ServiceHttpApi extends Construct {
   constructor(scope: Construct, id: string, props: HttpApiProps) {
     super(scope, id);
 
-    // No catch-all route and no CORS preflight: an unknown path is answered by API Gateway
-    // itself with 404 and never reaches a function.
+    // No CORS preflight. An unknown path goes to the catch-all group's `$default` route, so that
+    // its 404 is a problem+json document with a request id like every other error.
     this.api = new HttpApi(this, 'Api', { apiName: 'delivery-ops', createDefaultStage: false });
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
@@ -77,6 +77,10 @@ export class ServiceHttpApi extends Construct {
           integration,
         });
         Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorizationReason(operation.access) });
+      }
+      if (group.catchAll) {
+        const route = new HttpRoute(this, 'CatchAll', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration });
+        Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'The catch-all route only answers 404 problem+json for paths no operation has; it reads nothing.' });
       }
     }
   }

@@ -18,6 +18,8 @@ export interface ServiceFunctionProps {
   memorySize?: number;
   /** @default 10 seconds */
   timeout?: Duration;
+  /** A cap on concurrent executions, taken from the account's pool. @default none */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -53,6 +55,7 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       role: this.role,
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,

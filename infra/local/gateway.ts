@@ -9,6 +9,7 @@ import { routeKey } from '../../shared/http/operation.ts';
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 interface Route {
+  /** `$default` for the catch-all route, as API Gateway names it. */
   routeKey: string;
   method: string;
   pattern: RegExp;
@@ -70,6 +71,8 @@ const headersOf = (req: IncomingMessage): Record<string, string> => {
  */
 export class LocalGateway {
   private readonly routes: Route[];
+  /** API Gateway's `$default` route: what no other route matches goes to this group. */
+  private readonly catchAll?: Route;
   private readonly handlers = new Map<string, Promise<LambdaHandler>>();
   private server?: Server;
 
@@ -82,6 +85,8 @@ export class LocalGateway {
     this.routes = groups
       .flatMap((group) => group.operations.map((op) => compile(group, op.method, op.path)))
       .sort((a, b) => a.names.length - b.names.length || b.literalLength - a.literalLength);
+    const catchAllGroup = groups.find((group) => group.catchAll);
+    if (catchAllGroup) this.catchAll = { routeKey: '$default', method: '*', pattern: /^/, names: [], literalLength: 0, group: catchAllGroup };
   }
 
   routeKeys(): string[] {
@@ -126,7 +131,7 @@ export class LocalGateway {
     for (const local of this.localRoutes) if (await local(req, body, res)) return;
     const url = new URL(req.url ?? '/', 'http://local');
     const method = (req.method ?? 'GET').toUpperCase();
-    let match: { route: Route; values: RegExpExecArray } | undefined;
+    let match: { route: Route; values: RegExpExecArray | string[] } | undefined;
     for (const route of this.routes) {
       if (route.method !== method) continue;
       const values = route.pattern.exec(url.pathname);
@@ -135,6 +140,7 @@ export class LocalGateway {
         break;
       }
     }
+    if (!match && this.catchAll) match = { route: this.catchAll, values: [] };
     if (!match) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
       return;

@@ -8,6 +8,7 @@ import { commit, TransactionConflictError } from '../table/transaction.ts';
 import { bodyLimits } from './middlewares/body-limits.ts';
 import { idempotencyKey } from './middlewares/idempotency-key.ts';
 import { jsonBody } from './middlewares/json-body.ts';
+import { originVerify } from './middlewares/origin-verify.ts';
 import { problemResponse } from './middlewares/problem-response.ts';
 import { requestContext } from './middlewares/request-context.ts';
 import { roleCheck } from './middlewares/role-check.ts';
@@ -35,7 +36,7 @@ const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
     params: input.params,
     query: input.query,
     body: input.body,
-    caller: { requestId: context.requestId, tenantId: context.tenantId!, member: context.member!, claims: context.claims!, now: context.receivedAt },
+    caller: { requestId: context.requestId, tenantId: context.tenantId!, member: context.member!, claims: context.claims!, now: context.receivedAt, publicBaseUrl: context.publicBaseUrl },
   });
 };
 
@@ -71,7 +72,7 @@ const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiRe
 
 /**
  * One Lambda handler per endpoint group. Every request takes the same path:
- * request id and logs → problem+json on error → token → active membership (and tenant rate)
+ * request id and logs → problem+json on error → origin secret (403) → token → active membership (and tenant rate)
  * → role → 413/415 → JSON → validation → idempotency → operation → one transaction.
  */
 export const httpHandler = (operations: AnyOperation[]) => {
@@ -80,6 +81,7 @@ export const httpHandler = (operations: AnyOperation[]) => {
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext(byRoute))
     .use(problemResponse())
+    .use(originVerify())
     .use(verifyToken())
     .use(tenantMembership())
     .use(roleCheck())

@@ -15,6 +15,8 @@ export interface Caller {
   member: Member;
   claims: JwtPayload;
   now: Date;
+  /** Absolute base for links in the answer (PUBLIC_BASE_URL, or the verified viewer host), or ''. */
+  publicBaseUrl: string;
 }
 
 interface Answer {

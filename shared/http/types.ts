@@ -12,6 +12,8 @@ export interface ApiContext extends Context {
   requestId: string;
   operation: AnyOperation;
   receivedAt: Date;
+  /** Absolute base of the links this request's answer makes, or '' for relative ones. */
+  publicBaseUrl: string;
   claims?: JwtPayload;
   tenantId?: string;
   member?: Member;

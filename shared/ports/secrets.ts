@@ -10,7 +10,12 @@ export type SecretStage = 'AWSCURRENT' | 'AWSPREVIOUS';
  * Undefined means "no such secret or stage", never "could not ask": that throws.
  */
 export interface SecretsPort {
-  read(secretId: string, stage?: SecretStage): Promise<string | undefined>;
+  read(secretId: string, stage?: SecretStage, options?: ReadOptions): Promise<string | undefined>;
+}
+
+export interface ReadOptions {
+  /** Accept a cached value no older than this (a caller that just saw a mismatch asks fresher). */
+  maxAgeMs?: number;
 }
 
 /**
@@ -29,10 +34,10 @@ export class SecretsManagerSecrets implements SecretsPort {
     this.maxAgeMs = options.maxAgeMs ?? 5 * 60_000;
   }
 
-  read(secretId: string, stage: SecretStage = 'AWSCURRENT'): Promise<string | undefined> {
+  read(secretId: string, stage: SecretStage = 'AWSCURRENT', options: ReadOptions = {}): Promise<string | undefined> {
     const id = `${secretId}\n${stage}`;
     const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.maxAgeMs) return hit.value;
+    if (hit && Date.now() - hit.at < Math.min(this.maxAgeMs, options.maxAgeMs ?? Infinity)) return hit.value;
     const value = this.fetch(secretId, stage);
     // A failed read is not kept: the next request asks again.
     value.catch(() => {

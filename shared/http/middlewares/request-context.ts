@@ -15,7 +15,8 @@ export const requestContext = (operations: Map<string, AnyOperation>): ApiMiddle
     context.receivedAt = new Date();
     logger.appendKeys({ requestId: context.requestId, route: event.routeKey });
     const operation = operations.get(event.routeKey);
-    if (!operation) throw new NotFoundError(`No operation at ${event.routeKey}.`);
+    // `$default` is the catch-all route (functions/index.ts): a path no operation has.
+    if (!operation) throw new NotFoundError(event.routeKey === '$default' ? 'There is no operation at this method and path.' : `No operation at ${event.routeKey}.`);
     context.operation = operation;
   },
 });

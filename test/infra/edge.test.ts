@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionGroups } from '../../functions/index.ts';
+import { ACCESS_LOG_FIELDS, VIEWER_HOST_FUNCTION_FILE } from '../../infra/constructs/edge.ts';
+import { DEFAULT_TRACKING_CONCURRENCY, DeliveryOpsStack } from '../../infra/stack.ts';
+import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
+import { synthesize, type Resource, type Synthesized } from './synth.ts';
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize();
+}, 180_000);
+afterAll(() => synth?.dispose());
+
+const logicalId = (construct: IConstruct): string =>
+  synth.stack.resolve(synth.stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
+const one = (type: string): [string, Resource] => {
+  const found = synth.resources(type);
+  expect(found, type).toHaveLength(1);
+  return found[0]!;
+};
+const distributionConfig = () => one('AWS::CloudFront::Distribution')[1].Properties.DistributionConfig;
+const apiFunctions = () => synth.resources('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.OIDC_ISSUER);
+const statementsOf = (roleId: string) =>
+  synth
+    .resources('AWS::IAM::Policy')
+    .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[]);
+const roleOf = (fn: Resource) => fn.Properties.Role['Fn::GetAtt'][0] as string;
+
+describe('only CloudFront reaches the API (origin secret)', () => {
+  it('sends the secret from Secrets Manager in x-origin-verify on every origin request, never written in the template', () => {
+    const secretId = logicalId(synth.stack.originSecret.secret);
+    const [origin] = distributionConfig().Origins;
+    expect(origin.OriginCustomHeaders).toEqual([
+      { HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] } },
+    ]);
+  });
+
+  it('turns the check on in every API function, which may only read that secret', () => {
+    const secretId = logicalId(synth.stack.originSecret.secret);
+    const fns = apiFunctions();
+    expect(fns).toHaveLength(functionGroups.length);
+    for (const [id, fn] of fns) {
+      expect(fn.Properties.Environment.Variables.ORIGIN_VERIFY_SECRET_ARN, id).toEqual({ Ref: secretId });
+      const secretStatements = statementsOf(roleOf(fn)).filter((s) => [s.Action].flat().some((a) => a.startsWith('secretsmanager:')));
+      expect(secretStatements, id).toEqual([{ Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: secretId } }]);
+    }
+  });
+
+  it('rotates the secret every 30 days with the rotation function, which may change only this secret and this distribution', () => {
+    const secretId = logicalId(synth.stack.originSecret.secret);
+    const rotation = synth.stack.originSecret.rotation.function;
+    const [, schedule] = one('AWS::SecretsManager::RotationSchedule');
+    expect(schedule.Properties).toMatchObject({
+      SecretId: { Ref: secretId },
+      RotationLambdaARN: { 'Fn::GetAtt': [logicalId(rotation), 'Arn'] },
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+    });
+    const [, fn] = synth.resources('AWS::Lambda::Function').find(([id]) => id === logicalId(rotation))!;
+    const distributionId = logicalId(synth.stack.edge.distribution);
+    expect(fn.Properties.Environment.Variables.DISTRIBUTION_ID).toEqual({ Ref: distributionId });
+    const statements = statementsOf(roleOf(fn));
+    const cloudFront = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('cloudfront:')));
+    expect(cloudFront).toHaveLength(1);
+    expect([cloudFront[0]!.Action].flat().sort()).toEqual(['cloudfront:GetDistributionConfig', 'cloudfront:UpdateDistribution']);
+    expect(JSON.stringify(cloudFront[0]!.Resource)).toContain(`":distribution/",{"Ref":"${distributionId}"}`);
+    for (const s of statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('secretsmanager:') && a !== 'secretsmanager:GetRandomPassword'))) {
+      expect(s.Resource).toEqual({ Ref: secretId });
+    }
+  });
+});
+
+describe('the public tracking function', () => {
+  it('has a reserved-concurrency cap, and the other API functions take from the shared pool', () => {
+    const tracking = logicalId(synth.stack.functions.functionFor('tracking'));
+    for (const [id, fn] of apiFunctions()) {
+      expect(fn.Properties.ReservedConcurrentExecutions, id).toBe(id === tracking ? DEFAULT_TRACKING_CONCURRENCY : undefined);
+    }
+  });
+});
+
+describe('viewer host for absolute tracking links', () => {
+  const cfFunction = () => one('AWS::CloudFront::Function')[1];
+
+  /** The function's code as CloudFront gets it, run as CloudFront runs a viewer-request function. */
+  const run = (headers: Record<string, { value: string }>) => {
+    const code = cfFunction().Properties.FunctionCode as string;
+    const handler = new Function(`${code}\nreturn handler;`)() as (event: unknown) => { headers: Record<string, { value: string }> };
+    const event = { version: '1.0', context: { eventType: 'viewer-request', requestId: 'abc' }, viewer: { ip: '198.51.100.7' }, request: { method: 'POST', uri: '/v1/distribution/orders', querystring: {}, headers, cookies: {} } };
+    return handler(event).headers;
+  };
+
+  it('runs on viewer requests of the default behaviour, with the code of infra/edge-functions', () => {
+    const fn = cfFunction();
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    expect(fn.Properties.FunctionCode).toBe(readFileSync(VIEWER_HOST_FUNCTION_FILE, 'utf8'));
+    const [fnId] = one('AWS::CloudFront::Function');
+    expect(distributionConfig().DefaultCacheBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } }]);
+  });
+
+  it('copies Host into x-viewer-host and overwrites whatever the viewer sent in it', () => {
+    expect(run({ host: { value: 'd111111abcdef8.cloudfront.net' } })[VIEWER_HOST_HEADER]).toEqual({ value: 'd111111abcdef8.cloudfront.net' });
+    const forged = run({ host: { value: 'tracking.example.cl' }, [VIEWER_HOST_HEADER]: { value: 'evil.example' } });
+    expect(forged[VIEWER_HOST_HEADER]).toEqual({ value: 'tracking.example.cl' });
+    expect(forged.host).toEqual({ value: 'tracking.example.cl' });
+    expect(run({ [VIEWER_HOST_HEADER]: { value: 'evil.example' } })[VIEWER_HOST_HEADER]).toBeUndefined();
+  });
+});
+
+describe('tracking tokens and errors at the edge', () => {
+  it('never caches a 404, so a fresh order’s link works as soon as the projection has it', () => {
+    expect(distributionConfig().CustomErrorResponses).toEqual([{ ErrorCode: 404, ErrorCachingMinTTL: 0 }]);
+  });
+
+  it('logs access without URIs, query strings, referrers or cookies (standard logging v2), and no legacy log', () => {
+    expect(distributionConfig().Logging).toBeUndefined();
+    const [sourceId, source] = one('AWS::Logs::DeliverySource');
+    expect(source.Properties.LogType).toBe('ACCESS_LOGS');
+    expect(JSON.stringify(source.Properties.ResourceArn)).toContain(`":distribution/",{"Ref":"${logicalId(synth.stack.edge.distribution)}"}`);
+    const [destinationId, destination] = one('AWS::Logs::DeliveryDestination');
+    expect(destination.Properties.DestinationResourceArn).toEqual({ 'Fn::GetAtt': [logicalId(synth.stack.edge.logBucket), 'Arn'] });
+    const [, delivery] = one('AWS::Logs::Delivery') as [string, Resource & { DependsOn?: string[] }];
+    expect(delivery.Properties.DeliverySourceName).toBe(source.Properties.Name);
+    expect(delivery.DependsOn).toContain(sourceId);
+    expect(delivery.Properties.DeliveryDestinationArn).toEqual({ 'Fn::GetAtt': [destinationId, 'Arn'] });
+    expect(delivery.Properties.RecordFields).toEqual(ACCESS_LOG_FIELDS);
+    for (const field of ['cs-uri-stem', 'cs-uri-query', 'cs(Referer)', 'cs(Cookie)']) expect(delivery.Properties.RecordFields).not.toContain(field);
+    expect(delivery.Properties.RecordFields).toContain('x-edge-request-id');
+    const [, bucketPolicy] = synth.resources('AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties.Bucket).includes(logicalId(synth.stack.edge.logBucket)))!;
+    expect(bucketPolicy.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'delivery.logs.amazonaws.com' }, Action: 's3:PutObject', Condition: expect.objectContaining({ StringEquals: expect.objectContaining({ 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }) }) }),
+    );
+  });
+
+  it('answers WAF’s 429 outside the tracking page as a problem document naming CloudFront’s request id header', () => {
+    const [, acl] = one('AWS::WAFv2::WebACL');
+    const json = Object.values(acl.Properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>).filter((b) => b.ContentType === 'APPLICATION_JSON');
+    expect(json).toHaveLength(1);
+    expect(JSON.parse(json[0]!.Content)).toMatchObject({ type: 'urn:delivery-ops:problem:rate_limited', status: 429, code: 'rate_limited', requestIdHeader: 'x-amz-cf-id' });
+  });
+
+  it('sends every path no operation has to the catch-all group, whose 404 is problem+json', () => {
+    const catchAll = functionGroups.filter((g) => g.catchAll);
+    expect(catchAll.map((g) => g.name)).toEqual(['meta']);
+    const [, route] = synth.resources('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === '$default')!;
+    const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref as string;
+    const [, integration] = synth.resources('AWS::ApiGatewayV2::Integration').find(([id]) => id === integrationId)!;
+    expect(integration.Properties.IntegrationUri['Fn::GetAtt'][0]).toBe(logicalId(synth.stack.functions.functionFor('meta')));
+  });
+});
+
+describe('settings of the edge', () => {
+  // Without bundling (the functions' code does not matter here), so these synths are quick.
+  const quickStack = (context: Record<string, unknown>) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    return new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
+  };
+
+  it('takes the tracking concurrency cap from the context key trackingConcurrency', () => {
+    const stack = quickStack({ trackingConcurrency: '7' });
+    const tracking = stack.resolve(stack.getLogicalId(stack.functions.functionFor('tracking').node.defaultChild as CfnElement)) as string;
+    expect(Template.fromStack(stack).toJSON().Resources[tracking].Properties.ReservedConcurrentExecutions).toBe(7);
+  });
+
+  it('refuses a cap that is not a positive integer', () => {
+    for (const value of ['0', '-1', '2.5', 'many']) expect(() => quickStack({ trackingConcurrency: value }), value).toThrow(/trackingConcurrency/);
+  });
+});
