@@ -100,6 +100,9 @@ describe('viewer host for absolute tracking links', () => {
     expect(fn.Properties.FunctionCode).toBe(readFileSync(VIEWER_HOST_FUNCTION_FILE, 'utf8'));
     const [fnId] = one('AWS::CloudFront::Function');
     expect(distributionConfig().DefaultCacheBehavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } }]);
+    // Headers a viewer-request function adds reach the origin only through the origin request
+    // policy: this one passes every viewer header but Host.
+    expect(distributionConfig().DefaultCacheBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac'); // Managed-AllViewerExceptHostHeader
   });
 
   it('copies Host into x-viewer-host and overwrites whatever the viewer sent in it', () => {
