@@ -72,6 +72,21 @@ describe('webhook destinations', () => {
     expect((await other.call(otherAdmin, 'GET', '/v1/webhooks/endpoints')).body.items).toEqual([]);
   });
 
+  it('shows the query string of a destination URL only to administrators', async () => {
+    const withToken = 'https://hooks.acme-receiver.cl/in?token=s3cr3t-receiver-token&tenant=acme';
+    const { endpoint } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { ...body, url: withToken } })).body;
+    expect(endpoint.url).toBe(withToken);
+    expect((await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.url).toBe(withToken);
+    for (const role of ['viewer', 'operator'] as const) {
+      const reader = await tenant.member(role);
+      const one = await tenant.call(reader, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`);
+      expect(one.status).toBe(200);
+      expect(one.body.url).toBe('https://hooks.acme-receiver.cl/in?token=REDACTED&tenant=REDACTED');
+      const list = await tenant.call(reader, 'GET', '/v1/webhooks/endpoints');
+      expect(list.text).not.toContain('s3cr3t-receiver-token');
+    }
+  });
+
   it('rotates the secret with a grace of up to 7 days, listing the retiring one', async () => {
     const { endpoint, secret } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body })).body;
     const tooLong = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 604801 } });
