@@ -8,36 +8,47 @@ import { table, tableName } from '../../../shared/table/client.ts';
 /** Only deliveries overdue by this much: fresher ones are most likely on their way already. */
 const graceSeconds = (): number => Number(process.env.WEBHOOK_SWEEP_GRACE_SECONDS ?? 30);
 const MAX_PER_RUN = 1000;
+/**
+ * Each shard has its own share of a run: a backlog in one shard (one busy tenant's deliveries
+ * all hash there) cannot use up the run and leave the other shards' deliveries unsent.
+ */
+const PER_SHARD = Math.floor(MAX_PER_RUN / DUE_SHARDS);
+
+/** Sends up to PER_SHARD overdue deliveries of one shard, oldest due first. */
+const sweepShard = async (shard: number, cutoff: string): Promise<number> => {
+  let sent = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const { Items = [], LastEvaluatedKey } = await table().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+        ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':cutoff': cutoff },
+        ExclusiveStartKey: startKey,
+        Limit: Math.min(100, PER_SHARD - sent),
+      }),
+    );
+    for (const item of Items) {
+      await ports().queue.send({ tenantId: item.tenantId as string, deliveryId: item.deliveryId as string });
+      sent++;
+    }
+    startKey = LastEvaluatedKey;
+  } while (startKey && sent < PER_SHARD);
+  return sent;
+};
 
 /**
  * Run every minute: finds deliveries whose attempt is overdue (pending past nextAttemptAt, or
  * delivering past its lease, as when a worker died mid-attempt or a schedule was never made)
  * through the sparse due index, and sends them to the queue again. Claims make repeats harmless.
+ * The shards are read side by side, each with its own budget.
  */
 export const sweep = async (now = new Date()): Promise<number> => {
   const cutoff = `${nowIso(new Date(now.getTime() - graceSeconds() * 1000))}$`;
-  let sent = 0;
-  for (let shard = 0; shard < DUE_SHARDS && sent < MAX_PER_RUN; shard++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const { Items = [], LastEvaluatedKey } = await table().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-          ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':cutoff': cutoff },
-          ExclusiveStartKey: startKey,
-          Limit: 100,
-        }),
-      );
-      for (const item of Items) {
-        await ports().queue.send({ tenantId: item.tenantId as string, deliveryId: item.deliveryId as string });
-        sent++;
-      }
-      startKey = LastEvaluatedKey;
-    } while (startKey && sent < MAX_PER_RUN);
-  }
-  if (sent > 0) logger.info('overdue webhook deliveries sent again', { sent });
+  const perShard = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => sweepShard(shard, cutoff)));
+  const sent = perShard.reduce((a, b) => a + b, 0);
+  if (sent > 0) logger.info('overdue webhook deliveries sent again', { sent, perShard });
   return sent;
 };
 
