@@ -11,6 +11,8 @@ import type { Delivery, DeliveryState } from './schemas.ts';
 import { DELIVERY_RETENTION_DAYS } from './settings.ts';
 
 const RETENTION_MS = DELIVERY_RETENTION_DAYS * DAY_SECONDS * 1000;
+/** A filtered page (a rare state) reads at most this many deliveries, then answers a cursor. */
+export const MAX_ITEMS_READ_PER_PAGE = 200;
 
 export interface DeliveryFilter {
   state?: DeliveryState;
@@ -19,7 +21,10 @@ export interface DeliveryFilter {
   endpointId?: string;
 }
 
-/** Newest first; deliveries past retention are left out even before DynamoDB deletes them. */
+/**
+ * Newest first; deliveries past retention are left out even before DynamoDB deletes them. A page
+ * may hold fewer items than `limit` (even none) with a cursor: the read budget ran out first.
+ */
 export const listDeliveries = (tenantId: string, filter: DeliveryFilter, now: Date): Promise<Page<Delivery>> => {
   const conditions = ['expiresAt > :now', ...(filter.state ? ['#state = :state'] : [])];
   return queryPage(
@@ -29,6 +34,7 @@ export const listDeliveries = (tenantId: string, filter: DeliveryFilter, now: Da
       index: filter.endpointId ? { name: 'gsi1', tableKey: (id) => keys.delivery(tenantId, id) } : undefined,
       after: filter.before,
       limit: filter.limit,
+      maxItemsRead: MAX_ITEMS_READ_PER_PAGE,
       newestFirst: true,
       filter: {
         FilterExpression: [...conditions, 'tenantId = :tenant'].join(' AND '),

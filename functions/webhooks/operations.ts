@@ -142,7 +142,11 @@ export const listDeliveriesOperation = defineOperation({
   permission: 'webhooks.read',
   query: DeliveriesQuery,
   responses: { 200: { description: 'A page of deliveries, newest first', schema: DeliveryPage } },
-  handle: async ({ query, caller }) => ({ status: 200, body: await listDeliveries(caller.tenantId, query, caller.now) }),
+  handle: async ({ query, caller }) => {
+    // Another tenant's destination is a 404 before any of its deliveries is read.
+    if (query.endpointId) await getEndpointRecord(caller.tenantId, query.endpointId);
+    return { status: 200, body: await listDeliveries(caller.tenantId, query, caller.now) };
+  },
 });
 
 export const getDeliveryOperation = defineOperation({
