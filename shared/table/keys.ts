@@ -26,6 +26,10 @@ export const keys = {
   /** A webhook destination; a tenant's destinations are read together by the fan-out. */
   webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
   webhookEndpointPrefix: 'WHEP#',
+  /** Held by the one active destination with this normalised URL (hash): a second one is refused. */
+  webhookUrlGuard: (tenantId: string, urlHash: string) => ({ pk: tenantPk(tenantId), sk: `WHURL#${urlHash}` }),
+  /** How many destinations of the tenant are active, kept in every write that changes it. */
+  webhookActiveCount: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WHACTIVE' }),
   /** Deliveries live in their own partition per tenant, newest first by their UUIDv7 id. */
   delivery: (tenantId: string, deliveryId: string) => ({ pk: `${tenantPk(tenantId)}#DLV`, sk: `DLV#${deliveryId}` }),
   deliveryPartition: (tenantId: string) => `${tenantPk(tenantId)}#DLV`,

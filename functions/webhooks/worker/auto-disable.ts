@@ -1,29 +1,47 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../../shared/clock.ts';
+import { StateConflictError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { commit } from '../../../shared/table/transaction.ts';
+import { releaseActiveSlot } from '../active-destinations.ts';
+import type { EndpointRecord } from '../endpoint-record.ts';
 import { DISABLE_AFTER_DEAD_DELIVERIES } from '../settings.ts';
+
+class NotFailingError extends StateConflictError {
+  constructor() {
+    super('The destination is not active with enough failures to disable.', 'not_failing');
+  }
+}
 
 /**
  * After a delivery dies: at 20 dead deliveries in a row the destination disables itself
- * (decisions 5). The condition makes this idempotent, and a count already past 20 after a
- * crash is caught by the next death.
+ * (decisions 5), and gives back its active slot in the same transaction. The condition makes
+ * this idempotent, and a count already past 20 after a crash is caught by the next death. A
+ * state change, so it moves `version` (a PATCH read before it gets 409).
  */
-export const disableIfFailing = async (tenantId: string, endpointId: string, now: Date): Promise<boolean> => {
+export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId' | 'id' | 'url'>, now: Date): Promise<boolean> => {
+  const { tenantId, id: endpointId } = endpoint;
   try {
-    await table().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookEndpoint(tenantId, endpointId),
-        UpdateExpression: 'SET #state = :disabled, disabledReason = :failures, version = version + :one, updatedAt = :now',
-        ConditionExpression: '#state = :active AND consecutiveFailures >= :max',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':disabled': 'disabled', ':failures': 'failures', ':one': 1, ':now': nowIso(now), ':active': 'active', ':max': DISABLE_AFTER_DEAD_DELIVERIES },
-      }),
-    );
+    await commit([
+      {
+        item: {
+          Update: {
+            TableName: tableName(),
+            Key: keys.webhookEndpoint(tenantId, endpointId),
+            UpdateExpression: 'SET #state = :disabled, disabledReason = :failures, version = version + :one, updatedAt = :now',
+            ConditionExpression: '#state = :active AND consecutiveFailures >= :max',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':disabled': 'disabled', ':failures': 'failures', ':one': 1, ':now': nowIso(now), ':active': 'active', ':max': DISABLE_AFTER_DEAD_DELIVERIES },
+          },
+        },
+        onConditionFailed: () => new NotFailingError(),
+      },
+      ...releaseActiveSlot(tenantId, endpointId, endpoint.url),
+    ]);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (error instanceof NotFailingError) return false;
     throw error;
   }
   logger.warn('webhook destination disabled after repeated failures', { tenantId, endpointId });
