@@ -1,9 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/clock.ts';
 import { NotFoundError, UnprocessableError, VersionMismatchError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
+import { queryAll } from '../../shared/table/query-all.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { endpointItem, newSecret, rotate, toEndpointRecord, type EndpointRecord } from './endpoint-record.ts';
 import type { Endpoint, SecretReveal, UpdateEndpointBody } from './schemas.ts';
@@ -35,19 +36,12 @@ export const getEndpointRecord = async (tenantId: string, endpointId: string): P
 /** A tenant keeps few destinations; the fan-out reads them all for each event. */
 export const listEndpointRecords = async (tenantId: string): Promise<EndpointRecord[]> => {
   const records: EndpointRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const { Items = [], LastEvaluatedKey } = await table().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': keys.webhookEndpointPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    records.push(...Items.map(toEndpointRecord));
-    startKey = LastEvaluatedKey;
-  } while (startKey);
+  const query = {
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': keys.webhookEndpointPrefix },
+  };
+  for await (const item of queryAll(query)) records.push(toEndpointRecord(item));
   return records;
 };
 

@@ -1,9 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { opsKeys } from '../table/keys-operations.ts';
 import { keys, OUTBOX_SHARDS } from '../table/keys.ts';
 import { table, tableName } from '../table/client.ts';
+import { queryAll } from '../table/query-all.ts';
 import { toOutboxEvent } from './outbox.ts';
 
 export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<void | DynamoDBBatchResponse>;
@@ -29,27 +30,20 @@ export const outboxItems = async ({ from, to, tenantId }: ReplayRange): Promise<
   const start = new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS);
   for (let hour = start.getTime(); hour < to.getTime(); hour += HOUR_MS) {
     for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const { Items = [], LastEvaluatedKey } = await table().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'gsi1',
-            // The `#` after each bound keeps whole timestamps: `{occurredAt}#{id}` sorts by time.
-            KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
-            FilterExpression: tenantId ? 'tenantId = :tenant' : undefined,
-            ExpressionAttributeValues: {
-              ':pk': keys.eventHour(new Date(hour).toISOString().slice(0, 13), shard),
-              ':from': `${from.toISOString()}#`,
-              ':to': `${new Date(to.getTime() - 1).toISOString()}$`,
-              ...(tenantId ? { ':tenant': tenantId } : {}),
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        found.push(...Items);
-        startKey = LastEvaluatedKey;
-      } while (startKey);
+      const events = queryAll({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        // The `#` after each bound keeps whole timestamps: `{occurredAt}#{id}` sorts by time.
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+        FilterExpression: tenantId ? 'tenantId = :tenant' : undefined,
+        ExpressionAttributeValues: {
+          ':pk': keys.eventHour(new Date(hour).toISOString().slice(0, 13), shard),
+          ':from': `${from.toISOString()}#`,
+          ':to': `${new Date(to.getTime() - 1).toISOString()}$`,
+          ...(tenantId ? { ':tenant': tenantId } : {}),
+        },
+      });
+      for await (const item of events) found.push(item);
     }
   }
   return found.sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)));

@@ -1,9 +1,10 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../../shared/clock.ts';
 import { StateConflictError } from '../../../shared/errors.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
+import { queryAll } from '../../../shared/table/query-all.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { releaseActiveSlot } from '../active-destinations.ts';
 import type { EndpointRecord } from '../endpoint-record.ts';
@@ -51,35 +52,28 @@ export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId'
 
 /** Pending deliveries of a disabled destination end dead with `destination_disabled`. */
 const stopPendingDeliveries = async (tenantId: string, endpointId: string, now: Date): Promise<void> => {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const { Items = [], LastEvaluatedKey } = await table().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: '#state = :pending AND tenantId = :tenant',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of Items) {
-      await table()
-        .send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.delivery(tenantId, item.deliveryId as string),
-            UpdateExpression: 'SET #state = :dead, deadAt = :now, lastOutcome = :outcome, nextAttemptAt = :null REMOVE gsi2pk, gsi2sk',
-            ConditionExpression: '#state = :pending',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':dead': 'dead', ':now': nowIso(now), ':outcome': 'destination_disabled', ':null': null, ':pending': 'pending' },
-          }),
-        )
-        .catch((error: Error) => {
-          if (error.name !== 'ConditionalCheckFailedException') throw error;
-        });
-    }
-    startKey = LastEvaluatedKey;
-  } while (startKey);
+  const pending = queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: '#state = :pending AND tenantId = :tenant',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
+  });
+  for await (const item of pending) {
+    await table()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.delivery(tenantId, item.deliveryId as string),
+          UpdateExpression: 'SET #state = :dead, deadAt = :now, lastOutcome = :outcome, nextAttemptAt = :null REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#state = :pending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':dead': 'dead', ':now': nowIso(now), ':outcome': 'destination_disabled', ':null': null, ':pending': 'pending' },
+        }),
+      )
+      .catch((error: Error) => {
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      });
+  }
 };
