@@ -1,4 +1,5 @@
-import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../../shared/clock.ts';
 import { logger } from '../../../shared/logger.ts';
@@ -7,7 +8,7 @@ import { table, tableName } from '../../../shared/table/client.ts';
 import { StateConflictError } from '../../../shared/errors.ts';
 import type { DeliveryRecord } from '../delivery-record.ts';
 import type { AttemptLogEntry, DeliveryState } from '../schemas.ts';
-import { ATTEMPT_LOG_FIRST, ATTEMPT_LOG_MAX } from '../settings.ts';
+import { ATTEMPT_LOG_FIRST, ATTEMPT_LOG_MAX, webhookSettings } from '../settings.ts';
 import type { AttemptResult } from '../transport/send-attempt.ts';
 import { nextDelaySeconds } from './schedule.ts';
 
@@ -83,22 +84,35 @@ export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, 
   } else {
     update += ' REMOVE leaseToken, leaseUntil, gsi2pk, gsi2sk';
   }
-  try {
-    await table().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.delivery(record.tenantId, record.id),
-        UpdateExpression: update,
-        ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: values,
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new StateConflictError('The attempt lease was lost to another worker.', 'lease_lost');
-    throw error;
+  const command = new UpdateCommand({
+    TableName: tableName(),
+    Key: keys.delivery(record.tenantId, record.id),
+    UpdateExpression: update,
+    ConditionExpression: 'leaseToken = :token',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: values,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  // The POST is made: a record that fails for a passing reason (timeout, throttling) is tried
+  // again while the lease still has time, or the sweeper would make the attempt a second time.
+  const giveUpAt = Date.now() + (webhookSettings.leaseSeconds * 1000) / 2;
+  for (let tries = 1; ; tries++) {
+    try {
+      await table().send(command);
+      return { nextAttemptAt };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        // An earlier try that timed out may have been written after all: then it is recorded.
+        const old = error.Item ? unmarshall(error.Item) : undefined;
+        if (tries > 1 && old?.attempts === settlement.attemptNo && old?.lastAttemptAt === result.startedAt) return { nextAttemptAt };
+        throw new StateConflictError('The attempt lease was lost to another worker.', 'lease_lost');
+      }
+      const wait = Math.min(2_000, 100 * 2 ** tries);
+      if (Date.now() + wait > giveUpAt) throw error;
+      logger.warn('webhook attempt not recorded yet; trying again', { deliveryId: record.id, tries, error: error as Error });
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
-  return { nextAttemptAt };
 };
 
 /** How the destination's failure count moves after a settled attempt, if at all. */

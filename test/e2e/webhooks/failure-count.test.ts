@@ -95,6 +95,42 @@ describe('the destination failure count', () => {
     }
   });
 
+  it.each(['before', 'after'] as const)('a record write that times out %s reaching the table is tried again: the attempt is neither lost nor made twice', async (when) => {
+    const endpoint = await createEndpoint(`record-timeout-${when}`);
+    const record = newDelivery(orderCreated(), endpoint.id, new Date());
+    const name = `timeout-${newId()}`;
+    let timedOut = false;
+    table().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: { sk?: string }; UpdateExpression?: string };
+        const target = !timedOut && input.Key?.sk === `DLV#${record.id}` && input.UpdateExpression?.includes('attemptLog');
+        if (target && when === 'before') timedOut = true;
+        if (timedOut && target) throw Object.assign(new Error('socket timed out'), { name: 'TimeoutError' });
+        const result = await next(args);
+        if (target && when === 'after') {
+          timedOut = true; // written, but the answer never came back
+          throw Object.assign(new Error('socket timed out'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await table().send(new PutCommand(putNewDelivery(record).item.Put!));
+      await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+      const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
+      expect(timedOut).toBe(true);
+      await new Promise((r) => setTimeout(r, 1_200));
+      await stack().webhooks.sweep();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(requestsFor(record.eventId)).toHaveLength(1);
+      expect(done.body.attemptLog).toHaveLength(1);
+      expect((await getDelivery(record.id)).body).toMatchObject({ state: 'succeeded', attempts: 1 });
+    } finally {
+      table().middlewareStack.remove(name);
+    }
+  });
+
   it('a PATCH and a count moving at the same time keep both changes; the count does not move version', async () => {
     const endpoint = await createEndpoint('concurrent');
     await setFailures(endpoint.id, 4);
