@@ -22,7 +22,8 @@ const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 400);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 30);
 const CONCURRENCY = 50; // the local queue hands the worker 5 batches of 10 at once
 
-const stack = await startLocalStack({ port: 0, env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' } });
+// 102 destinations are made below: above the default cap of 100 active ones per tenant.
+const stack = await startLocalStack({ port: 0, env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_MAX_ACTIVE_ENDPOINTS: '200' } });
 const receiver = await new Receiver().start();
 const tenant = await TestTenant.create(stack);
 const admin = await tenant.member('admin', { mfa: true });

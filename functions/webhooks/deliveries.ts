@@ -8,9 +8,11 @@ import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { createdAtOfId, deliveryIdFor, findDeliveryRecord, isExpired, newDelivery, putNewDelivery, toDelivery, toDeliveryRecord, type DeliveryRecord } from './delivery-record.ts';
 import type { Delivery, DeliveryState } from './schemas.ts';
-import { DELIVERY_RETENTION_DAYS } from './settings.ts';
+import { DELIVERY_RETENTION_DAYS, webhookSettings } from './settings.ts';
 
 const RETENTION_MS = DELIVERY_RETENTION_DAYS * DAY_SECONDS * 1000;
+/** A filtered page (a rare state) reads at most this many deliveries, then answers a cursor. */
+export const MAX_ITEMS_READ_PER_PAGE = 200;
 
 export interface DeliveryFilter {
   state?: DeliveryState;
@@ -19,7 +21,10 @@ export interface DeliveryFilter {
   endpointId?: string;
 }
 
-/** Newest first; deliveries past retention are left out even before DynamoDB deletes them. */
+/**
+ * Newest first; deliveries past retention are left out even before DynamoDB deletes them. A page
+ * may hold fewer items than `limit` (even none) with a cursor: the read budget ran out first.
+ */
 export const listDeliveries = (tenantId: string, filter: DeliveryFilter, now: Date): Promise<Page<Delivery>> => {
   const conditions = ['expiresAt > :now', ...(filter.state ? ['#state = :state'] : [])];
   return queryPage(
@@ -29,6 +34,7 @@ export const listDeliveries = (tenantId: string, filter: DeliveryFilter, now: Da
       index: filter.endpointId ? { name: 'gsi1', tableKey: (id) => keys.delivery(tenantId, id) } : undefined,
       after: filter.before,
       limit: filter.limit,
+      maxItemsRead: MAX_ITEMS_READ_PER_PAGE,
       newestFirst: true,
       filter: {
         FilterExpression: [...conditions, 'tenantId = :tenant'].join(' AND '),
@@ -60,18 +66,23 @@ export const deliveryDetail = (record: DeliveryRecord) => {
     ...toDelivery(record),
     event: { id: envelope.id, type: envelope.type, occurredAt: envelope.timestamp, data: envelope.data },
     attemptLog: record.attemptLog,
+    attemptLogOmitted: record.attemptLogOmitted,
   };
 };
 
 /**
  * A manual retry: allowed once a delivery has settled (dead or succeeded), it becomes pending
  * again in manual mode; the table stream hands it to the queue (nothing is sent from here).
+ * At most WEBHOOK_MAX_MANUAL_RETRIES (20) per delivery: 409 `retry_limit_reached` after that.
  */
 export const retryDelivery = async (tenantId: string, deliveryId: string, now: Date): Promise<{ delivery: Delivery; writes: Write[] }> => {
   const record = await getDeliveryRecord(tenantId, deliveryId, now);
   if (record.state !== 'dead' && record.state !== 'succeeded') {
     throw new StateConflictError(`The delivery is ${record.state}; only a dead or succeeded delivery can be retried.`);
   }
+  const max = webhookSettings.maxManualRetries;
+  const limitReached = () => new StateConflictError(`The delivery was retried by hand ${max} times, the most allowed.`, 'retry_limit_reached');
+  if (record.manualRetries >= max) throw limitReached();
   const at = nowIso(now);
   const retried: DeliveryRecord = { ...record, state: 'pending', mode: 'manual', manualRetries: record.manualRetries + 1, nextAttemptAt: at };
   const due = keys.deliveryDue(record.id, at);
@@ -84,12 +95,13 @@ export const retryDelivery = async (tenantId: string, deliveryId: string, now: D
             TableName: tableName(),
             Key: keys.delivery(tenantId, deliveryId),
             UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk',
-            ConditionExpression: '#state = :was',
+            ConditionExpression: '#state = :was AND manualRetries < :max',
             ExpressionAttributeNames: { '#state': 'state', '#mode': 'mode' },
-            ExpressionAttributeValues: { ':pending': 'pending', ':manual': 'manual', ':one': 1, ':at': at, ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk, ':was': record.state },
+            ExpressionAttributeValues: { ':pending': 'pending', ':manual': 'manual', ':one': 1, ':at': at, ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk, ':was': record.state, ':max': max },
           },
         },
-        onConditionFailed: () => new StateConflictError('The delivery changed meanwhile; read it again.', 'concurrent_update'),
+        onConditionFailed: (old) =>
+          (old?.manualRetries as number) >= max ? limitReached() : new StateConflictError('The delivery changed meanwhile; read it again.', 'concurrent_update'),
       },
     ],
   };

@@ -14,6 +14,8 @@ export interface DeliveryRecord extends Delivery {
   tenantId: string;
   payload: string;
   attemptLog: AttemptLogEntry[];
+  /** Entries left out of the middle of a long log (its first and latest are kept). */
+  attemptLogOmitted: number;
   leaseToken: string | null;
   expiresAt: number;
 }
@@ -55,6 +57,7 @@ export const toDeliveryRecord = (item: Record<string, unknown>): DeliveryRecord 
   createdAt: item.createdAt as string,
   payload: item.payload as string,
   attemptLog: (item.attemptLog as AttemptLogEntry[]) ?? [],
+  attemptLogOmitted: (item.attemptLogOmitted as number | undefined) ?? 0,
   leaseToken: (item.leaseToken as string | null) ?? null,
   expiresAt: item.expiresAt as number,
 });
@@ -109,6 +112,7 @@ export const newDelivery = (event: OutboxEvent, endpointId: string, now: Date): 
     createdAt,
     payload: envelopeOf(event),
     attemptLog: [],
+    attemptLogOmitted: 0,
     leaseToken: null,
     expiresAt: epochSeconds(now) + DELIVERY_RETENTION_DAYS * DAY_SECONDS,
   };

@@ -59,10 +59,29 @@ export const endpointItem = (record: EndpointRecord) => ({
 
 const stillSigning = (secrets: RetiringSecret[], now: Date): RetiringSecret[] => secrets.filter((s) => s.expiresAt > nowIso(now));
 
-/** The API view: `secrets` lists the retiring secrets that still sign (decisions 5). */
-export const toEndpoint = (record: EndpointRecord, now: Date): Endpoint => {
+/**
+ * Receivers often put a token in the query string; only those who manage destinations see it.
+ * Others get each parameter's name with the value `REDACTED`, so they can still tell URLs apart.
+ */
+export const redactQuery = (url: string): string => {
+  const parsed = new URL(url);
+  if (parsed.search === '') return url;
+  const names = [...parsed.searchParams.keys()];
+  parsed.search = names.map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
+  return parsed.toString();
+};
+
+/**
+ * The API view: `secrets` lists the retiring secrets that still sign (decisions 5); the URL's
+ * query values are shown only to a caller who may manage destinations.
+ */
+export const toEndpoint = (record: EndpointRecord, now: Date, view: { revealQuery: boolean } = { revealQuery: true }): Endpoint => {
   const { tenantId: _t, currentSecret: _c, retiringSecrets, ...fields } = record;
-  return { ...fields, secrets: stillSigning(retiringSecrets, now).map(({ id, createdAt, expiresAt }) => ({ id, createdAt, expiresAt })) };
+  return {
+    ...fields,
+    url: view.revealQuery ? fields.url : redactQuery(fields.url),
+    secrets: stillSigning(retiringSecrets, now).map(({ id, createdAt, expiresAt }) => ({ id, createdAt, expiresAt })),
+  };
 };
 
 /** The encryption context binds a sealed secret to its tenant, destination and id. */

@@ -1,14 +1,16 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/clock.ts';
 import { NotFoundError, UnprocessableError, VersionMismatchError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
+import { queryAll } from '../../shared/table/query-all.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { endpointItem, newSecret, rotate, toEndpointRecord, type EndpointRecord } from './endpoint-record.ts';
 import type { Endpoint, SecretReveal, UpdateEndpointBody } from './schemas.ts';
 import { webhookSettings } from './settings.ts';
 import { checkDestinationUrl } from './transport/destination-rules.ts';
+import { claimActiveSlot, releaseActiveSlot } from './active-destinations.ts';
 
 const notFound = () => new NotFoundError('No webhook destination with this id.');
 
@@ -34,34 +36,41 @@ export const getEndpointRecord = async (tenantId: string, endpointId: string): P
 /** A tenant keeps few destinations; the fan-out reads them all for each event. */
 export const listEndpointRecords = async (tenantId: string): Promise<EndpointRecord[]> => {
   const records: EndpointRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const { Items = [], LastEvaluatedKey } = await table().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': keys.webhookEndpointPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    records.push(...Items.map(toEndpointRecord));
-    startKey = LastEvaluatedKey;
-  } while (startKey);
+  const query = {
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': keys.webhookEndpointPrefix },
+  };
+  for await (const item of queryAll(query)) records.push(toEndpointRecord(item));
   return records;
 };
 
-/** Writes a changed destination if nobody changed it since `expected` was read. */
-export const saveEndpoint = (record: EndpointRecord, expectedVersion: number): Write => ({
-  item: {
-    Put: {
-      TableName: tableName(),
-      Item: endpointItem(record),
-      ConditionExpression: 'attribute_exists(pk) AND version = :expected',
-      ExpressionAttributeValues: { ':expected': expectedVersion },
+/**
+ * Sets the given fields of a destination, and its version and update time, if nobody changed it
+ * since `expectedVersion` was read. Only these attributes: the failure count the worker keeps
+ * beside them is not overwritten by a PATCH read before the count moved.
+ */
+export const updateEndpointFields = (
+  record: EndpointRecord,
+  expectedVersion: number,
+  fields: Partial<Pick<EndpointRecord, 'description' | 'eventTypes' | 'state' | 'disabledReason' | 'consecutiveFailures' | 'currentSecret' | 'retiringSecrets'>>,
+): Write => {
+  const set = { ...fields, version: record.version, updatedAt: record.updatedAt };
+  const names = Object.keys(set);
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.webhookEndpoint(record.tenantId, record.id),
+        UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND version = :expected',
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+        ExpressionAttributeValues: { ...Object.fromEntries(Object.values(set).map((value, i) => [`:f${i}`, value])), ':expected': expectedVersion },
+      },
     },
-  },
-  onConditionFailed: (old) => (old ? new VersionMismatchError(old.version as number, expectedVersion) : notFound()),
-});
+    onConditionFailed: (old) => (old ? new VersionMismatchError(old.version as number, expectedVersion) : notFound()),
+  };
+};
 
 export const createEndpoint = async (
   tenantId: string,
@@ -90,7 +99,7 @@ export const createEndpoint = async (
   return {
     record,
     secret: reveal,
-    writes: [{ item: { Put: { TableName: tableName(), Item: endpointItem(record), ConditionExpression: 'attribute_not_exists(pk)' } } }],
+    writes: [{ item: { Put: { TableName: tableName(), Item: endpointItem(record), ConditionExpression: 'attribute_not_exists(pk)' } } }, ...claimActiveSlot(tenantId, id, url)],
   };
 };
 
@@ -98,20 +107,27 @@ const checkVersion = (record: EndpointRecord, version: number) => {
   if (record.version !== version) throw new VersionMismatchError(record.version, version);
 };
 
-/** PATCH: `active: true` reactivates and forgets the failures; `active: false` disables by hand. */
+/**
+ * PATCH: `active: true` reactivates and forgets the failures; `active: false` disables by hand.
+ * Either move takes or gives back the destination's active slot (URL guard and count).
+ */
 export const updateEndpoint = async (tenantId: string, endpointId: string, body: UpdateEndpointBody, now: Date): Promise<{ record: EndpointRecord; writes: Write[] }> => {
   const current = await getEndpointRecord(tenantId, endpointId);
   checkVersion(current, body.version);
-  const record: EndpointRecord = { ...current, version: current.version + 1, updatedAt: nowIso(now) };
-  if (body.description !== undefined) record.description = body.description;
-  if (body.eventTypes !== undefined) record.eventTypes = body.eventTypes;
+  const fields: Parameters<typeof updateEndpointFields>[2] = {};
+  if (body.description !== undefined) fields.description = body.description;
+  if (body.eventTypes !== undefined) fields.eventTypes = body.eventTypes;
+  const slot: Write[] = [];
   if (body.active === true && current.state === 'disabled') {
-    Object.assign(record, { state: 'active', disabledReason: null, consecutiveFailures: 0 });
+    Object.assign(fields, { state: 'active', disabledReason: null, consecutiveFailures: 0 });
+    slot.push(...claimActiveSlot(tenantId, endpointId, current.url));
   }
   if (body.active === false && current.state === 'active') {
-    Object.assign(record, { state: 'disabled', disabledReason: 'manual' });
+    Object.assign(fields, { state: 'disabled', disabledReason: 'manual' });
+    slot.push(...releaseActiveSlot(tenantId, endpointId, current.url));
   }
-  return { record, writes: [saveEndpoint(record, body.version)] };
+  const record: EndpointRecord = { ...current, ...fields, version: current.version + 1, updatedAt: nowIso(now) };
+  return { record, writes: [updateEndpointFields(record, body.version, fields), ...slot] };
 };
 
 export const rotateSecret = async (
@@ -123,6 +139,7 @@ export const rotateSecret = async (
   const current = await getEndpointRecord(tenantId, endpointId);
   checkVersion(current, body.version);
   const { stored, reveal } = await newSecret(tenantId, endpointId, now);
-  const record: EndpointRecord = { ...current, ...rotate(current, stored, body.graceSeconds, now), version: current.version + 1, updatedAt: nowIso(now) };
-  return { record, secret: reveal, writes: [saveEndpoint(record, body.version)] };
+  const secrets = rotate(current, stored, body.graceSeconds, now);
+  const record: EndpointRecord = { ...current, ...secrets, version: current.version + 1, updatedAt: nowIso(now) };
+  return { record, secret: reveal, writes: [updateEndpointFields(record, body.version, secrets)] };
 };

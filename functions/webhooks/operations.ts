@@ -1,4 +1,5 @@
-import { defineOperation } from '../../shared/http/operation.ts';
+import { mayPerform } from '../../shared/auth/roles.ts';
+import { defineOperation, type Caller } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { deliveryDetail, getDeliveryRecord, listDeliveries, retryDelivery, testDelivery } from './deliveries.ts';
 import { toEndpoint } from './endpoint-record.ts';
@@ -18,6 +19,9 @@ import {
 } from './schemas.ts';
 
 const tag = 'Webhooks';
+
+/** Readers who may not manage destinations (operators, viewers) do not see query strings. */
+const viewFor = (caller: Caller) => ({ revealQuery: mayPerform(caller.member.role, 'webhooks.manage') });
 const prefix = '/v1/webhooks';
 
 export const createEndpointOperation = defineOperation({
@@ -46,7 +50,7 @@ export const listEndpointsOperation = defineOperation({
   tag,
   permission: 'webhooks.read',
   responses: { 200: { description: 'Every destination of the tenant, oldest first', schema: EndpointList } },
-  handle: async ({ caller }) => ({ status: 200, body: { items: (await listEndpointRecords(caller.tenantId)).map((r) => toEndpoint(r, caller.now)) } }),
+  handle: async ({ caller }) => ({ status: 200, body: { items: (await listEndpointRecords(caller.tenantId)).map((r) => toEndpoint(r, caller.now, viewFor(caller))) } }),
 });
 
 export const getEndpointOperation = defineOperation({
@@ -58,7 +62,7 @@ export const getEndpointOperation = defineOperation({
   permission: 'webhooks.read',
   params: IdParams,
   responses: { 200: { description: 'The destination', schema: Endpoint } },
-  handle: async ({ params, caller }) => ({ status: 200, body: toEndpoint(await getEndpointRecord(caller.tenantId, params.id), caller.now) }),
+  handle: async ({ params, caller }) => ({ status: 200, body: toEndpoint(await getEndpointRecord(caller.tenantId, params.id), caller.now, viewFor(caller)) }),
 });
 
 export const updateEndpointOperation = defineOperation({
@@ -138,7 +142,11 @@ export const listDeliveriesOperation = defineOperation({
   permission: 'webhooks.read',
   query: DeliveriesQuery,
   responses: { 200: { description: 'A page of deliveries, newest first', schema: DeliveryPage } },
-  handle: async ({ query, caller }) => ({ status: 200, body: await listDeliveries(caller.tenantId, query, caller.now) }),
+  handle: async ({ query, caller }) => {
+    // Another tenant's destination is a 404 before any of its deliveries is read.
+    if (query.endpointId) await getEndpointRecord(caller.tenantId, query.endpointId);
+    return { status: 200, body: await listDeliveries(caller.tenantId, query, caller.now) };
+  },
 });
 
 export const getDeliveryOperation = defineOperation({

@@ -104,6 +104,7 @@ export const DeliveryDetail = v.pipe(
     ...Delivery.pipe[0].entries,
     event: v.object({ id: Uuid, type: EventType, occurredAt: DateTime, data: v.record(v.string(), v.unknown()) }),
     attemptLog: v.array(AttemptLogEntry),
+    attemptLogOmitted: v.pipe(Int, v.description('entries left out between the first 3 and the latest 17 of a long log')),
   }),
   v.title('WebhookDeliveryDetail'),
 );

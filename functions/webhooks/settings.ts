@@ -7,6 +7,9 @@ export const DEFAULT_RETRY_DELAYS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 export const MAX_ATTEMPTS = 8;
 export const DISABLE_AFTER_DEAD_DELIVERIES = 20;
 export const DELIVERY_RETENTION_DAYS = 30;
+/** The attempt log keeps its first entries and its latest ones, and counts what it left out. */
+export const ATTEMPT_LOG_FIRST = 3;
+export const ATTEMPT_LOG_MAX = 20;
 
 const env = process.env;
 
@@ -27,6 +30,14 @@ export const webhookSettings = {
   },
   get allowPrivateDestinations(): boolean {
     return env.WEBHOOK_ALLOW_PRIVATE_DESTINATIONS === '1';
+  },
+  /** Active destinations a tenant may have (422 over it, on create and on reactivation). */
+  get maxActiveEndpoints(): number {
+    return Number(env.WEBHOOK_MAX_ACTIVE_ENDPOINTS ?? 100);
+  },
+  /** Manual retries of one delivery (409 over it): each adds to its attempt log and to a receiver's load. */
+  get maxManualRetries(): number {
+    return Number(env.WEBHOOK_MAX_MANUAL_RETRIES ?? 20);
   },
   /** Delays up to this go to SQS as DelaySeconds; longer ones through EventBridge Scheduler. */
   get maxQueueDelaySeconds(): number {

@@ -14,7 +14,8 @@ import { runningStack } from './stack-client.ts';
 const usage = `usage:
   npm run admin -- tenants create --id <uuid> --name <text> [--time-zone <IANA zone>]
   npm run admin -- members add --tenant <uuid> --subject <sub> --role admin|operator|driver|viewer --first-name <text> [--id <uuid>]
-  npm run admin -- members remove --tenant <uuid> --subject <sub>`;
+  npm run admin -- members remove --tenant <uuid> --subject <sub>
+  npm run admin -- outbox replay --from <ISO time> --to <ISO time> [--tenant <uuid>]`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n\n${usage}`);
@@ -31,10 +32,17 @@ const { positionals, values } = parseArgs({
     subject: { type: 'string' },
     role: { type: 'string' },
     'first-name': { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
   },
 });
 
 const required = (name: keyof typeof values): string => values[name] || fail(`--${name} is required`);
+const time = (name: 'from' | 'to'): Date => {
+  const value = required(name);
+  const at = new Date(value);
+  return /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(at.getTime()) ? at : fail(`--${name} must be an ISO 8601 time`);
+};
 const uuid = (name: 'id' | 'tenant'): string => {
   const value = required(name);
   return v.is(Uuid, value) ? value : fail(`--${name} must be a UUID`);
@@ -46,6 +54,28 @@ const target = async (): Promise<string> => {
   process.env.TABLE_NAME = stack.tableName;
   process.env.DYNAMODB_ENDPOINT = stack.dynamoEndpoint;
   return `table ${stack.tableName} of the local stack ${stack.baseUrl}`;
+};
+
+/**
+ * A running local stack replays in its own process (its queue stand-in); a deployed table is
+ * replayed from here, with the queue and key settings of the webhook functions in the environment.
+ */
+const replay = async (range: { from: Date; to: Date; tenantId?: string }): Promise<unknown> => {
+  if (process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) {
+    const { replayOutbox } = await import('../../shared/events/replay.ts');
+    const { loadConsumers } = await import('./outbox-replay-route.ts');
+    return replayOutbox(range, await loadConsumers());
+  }
+  const stack = await runningStack();
+  const response = await fetch(`${stack.baseUrl}/_local/outbox/replay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ from: range.from.toISOString(), to: range.to.toISOString(), tenantId: range.tenantId }),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`replay failed: ${(body as { message?: string }).message ?? response.status}`);
+  console.error(`outbox replayed on the local stack ${stack.baseUrl}`);
+  return body;
 };
 
 const [area, action] = positionals;
@@ -78,6 +108,12 @@ try {
       process.exit(1);
     }
     console.log(`${subject} is no longer an active member of ${tenantId}`);
+  } else if (area === 'outbox' && action === 'replay') {
+    const from = time('from');
+    const to = time('to');
+    if (from >= to) fail('--from must be before --to');
+    const tenantId = values.tenant === undefined ? undefined : uuid('tenant');
+    console.log(JSON.stringify(await replay({ from, to, tenantId })));
   } else {
     fail(area ? `unknown command: ${positionals.join(' ')}` : 'a command is required');
   }

@@ -5,6 +5,7 @@ import { functionGroups } from '../../functions/index.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { resetTokenVerifier } from '../../shared/auth/token-verifier.ts';
 import { resetTableClient } from '../../shared/table/client.ts';
+import { outboxReplayRoute } from './outbox-replay-route.ts';
 import { controlRoutes, type StackInfo } from './control-routes.ts';
 import { ensureTable } from './create-table.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
@@ -80,7 +81,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
 
   let info!: StackInfo;
   let devIssuer!: DevIssuer;
-  const gateway = new LocalGateway(functionGroups, [controlRoutes(() => info, () => devIssuer), trackingRateLimit()]);
+  const gateway = new LocalGateway(functionGroups, [controlRoutes(() => info, () => devIssuer), outboxReplayRoute(), trackingRateLimit()]);
   const port = await gateway.listen(options.port ?? 3000);
   const baseUrl = `http://127.0.0.1:${port}`;
   devIssuer = await startDevIssuer({ dir: join(runtimeDir, 'oidc'), issuer: `${baseUrl}/dev-oidc` });

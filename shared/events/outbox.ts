@@ -50,7 +50,7 @@ export const outboxEvent = <T extends EventType>(
       item: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.event(event.id), entity: EVENT_ENTITY, ...event, expiresAt: epochSeconds(now) + EVENT_RETENTION_SECONDS },
+          Item: { ...keys.event(event.id), ...keys.eventByTime(event.id, event.occurredAt), entity: EVENT_ENTITY, ...event, expiresAt: epochSeconds(now) + EVENT_RETENTION_SECONDS },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

@@ -7,6 +7,8 @@ export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 
 /** How many partitions the due-deliveries index is spread over (the sweeper reads them all). */
 export const DUE_SHARDS = 4;
+/** How many partitions each hour of the outbox-by-time index is spread over. */
+export const OUTBOX_SHARDS = 4;
 
 export const keys = {
   tenant: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'TENANT' }),
@@ -28,6 +30,10 @@ export const keys = {
   /** A webhook destination; a tenant's destinations are read together by the fan-out. */
   webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
   webhookEndpointPrefix: 'WHEP#',
+  /** Held by the one active destination with this normalised URL (hash): a second one is refused. */
+  webhookUrlGuard: (tenantId: string, urlHash: string) => ({ pk: tenantPk(tenantId), sk: `WHURL#${urlHash}` }),
+  /** How many destinations of the tenant are active, kept in every write that changes it. */
+  webhookActiveCount: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WHACTIVE' }),
   /** Deliveries live in their own partition per tenant, newest first by their UUIDv7 id. */
   delivery: (tenantId: string, deliveryId: string) => ({ pk: `${tenantPk(tenantId)}#DLV`, sk: `DLV#${deliveryId}` }),
   deliveryPartition: (tenantId: string) => `${tenantPk(tenantId)}#DLV`,
@@ -43,4 +49,10 @@ export const keys = {
   deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `DUE#${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
+  /**
+   * gsi1: events by the hour they occurred, spread over a few partitions (last hex digit of the
+   * id), so an operator can replay a time range to the stream consumers without a Scan.
+   */
+  eventByTime: (eventId: string, occurredAt: string) => ({ gsi1pk: keys.eventHour(occurredAt.slice(0, 13), parseInt(eventId.slice(-1), 16) % OUTBOX_SHARDS), gsi1sk: `${occurredAt}#${eventId}` }),
+  eventHour: (hour: string, shard: number) => `OUTBOX#${hour}#${shard}`,
 } as const;

@@ -17,6 +17,12 @@ interface PageRequest {
   /** Oldest first by default; `before` pages walk newest first. */
   newestFirst?: boolean;
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+  /**
+   * With a filter, at most this many items are read for one page (DynamoDB's Limit counts items
+   * read, not items kept). A page that runs out of it answers what it found, possibly nothing,
+   * and a cursor at the last item read, so a rare state cannot make one page read a partition.
+   */
+  maxItemsRead?: number;
 }
 
 /**
@@ -30,8 +36,10 @@ export const queryPage = async <T>(request: PageRequest, toItem: (raw: Record<st
   const startKey = (id: string): Record<string, unknown> =>
     index ? { [`${index.name}pk`]: pk, [`${index.name}sk`]: `${prefix}${id}`, ...index.tableKey(id) } : { pk, sk: `${prefix}${id}` };
   let exclusiveStartKey: Record<string, unknown> | undefined = after ? startKey(after) : undefined;
+  const budget = request.maxItemsRead === undefined ? Infinity : Math.max(request.maxItemsRead, limit + 1);
+  let read = 0;
   do {
-    const { Items = [], LastEvaluatedKey } = await table().send(
+    const { Items = [], LastEvaluatedKey, ScannedCount = Items.length } = await table().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: index?.name,
@@ -41,13 +49,17 @@ export const queryPage = async <T>(request: PageRequest, toItem: (raw: Record<st
         FilterExpression: request.filter?.FilterExpression,
         ExclusiveStartKey: exclusiveStartKey,
         ScanIndexForward: !newestFirst,
-        Limit: limit + 1,
+        // First what the page needs; if a filter dropped items, the rest of the budget at once.
+        Limit: read === 0 || budget === Infinity ? limit + 1 - collected.length : budget - read,
       }),
     );
     collected.push(...Items);
+    read += ScannedCount;
     exclusiveStartKey = LastEvaluatedKey;
-  } while (collected.length <= limit && exclusiveStartKey);
+  } while (collected.length <= limit && exclusiveStartKey && read < budget);
   const items = collected.slice(0, limit).map(toItem);
-  const more = collected.length > limit;
-  return { items, nextCursor: more && items.length > 0 ? idOf(items[items.length - 1]) : null };
+  if (collected.length > limit) return { items, nextCursor: items.length > 0 ? idOf(items[items.length - 1]) : null };
+  // The read budget ran out before the page filled: go on from the last item read.
+  const sortKey = exclusiveStartKey?.[index ? `${index.name}sk` : 'sk'];
+  return { items, nextCursor: typeof sortKey === 'string' ? sortKey.slice(prefix.length) : null };
 };

@@ -15,42 +15,53 @@ export const SWEEP_AUDIT_ACTION = 'resendOverdueWebhookDelivery';
 /** Only deliveries overdue by this much: fresher ones are most likely on their way already. */
 const graceSeconds = (): number => Number(process.env.WEBHOOK_SWEEP_GRACE_SECONDS ?? 30);
 const MAX_PER_RUN = 1000;
+/**
+ * Each shard has its own share of a run: a backlog in one shard (one busy tenant's deliveries
+ * all hash there) cannot use up the run and leave the other shards' deliveries unsent.
+ */
+const PER_SHARD = Math.floor(MAX_PER_RUN / DUE_SHARDS);
+
+/** Sends up to PER_SHARD overdue deliveries of one shard, oldest due first. */
+const sweepShard = async (shard: number, cutoff: string, now: Date, runId: string): Promise<number> => {
+  let sent = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const { Items = [], LastEvaluatedKey } = await table().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+        ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':cutoff': cutoff },
+        ExclusiveStartKey: startKey,
+        Limit: Math.min(100, PER_SHARD - sent),
+      }),
+    );
+    for (const item of Items) {
+      const tenantId = item.tenantId as string;
+      const deliveryId = item.deliveryId as string;
+      // The change is a message, which cannot join a table transaction: the entry goes first,
+      // so no resend is ever missing from the log (a crash before the send leaves the delivery
+      // overdue, and the next run resends it with an entry of its own).
+      await commit([auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: SWEEP_AUDIT_ACTION, resourceId: deliveryId, requestId: runId, now })]);
+      await ports().queue.send({ tenantId, deliveryId });
+      sent++;
+    }
+    startKey = LastEvaluatedKey;
+  } while (startKey && sent < PER_SHARD);
+  return sent;
+};
 
 /**
  * Run every minute: finds deliveries whose attempt is overdue (pending past nextAttemptAt, or
  * delivering past its lease, as when a worker died mid-attempt or a schedule was never made)
  * through the sparse due index, and sends them to the queue again. Claims make repeats harmless.
+ * The shards are read side by side, each with its own budget.
  */
 export const sweep = async (now = new Date(), runId = newId()): Promise<number> => {
   const cutoff = `${nowIso(new Date(now.getTime() - graceSeconds() * 1000))}$`;
-  let sent = 0;
-  for (let shard = 0; shard < DUE_SHARDS && sent < MAX_PER_RUN; shard++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const { Items = [], LastEvaluatedKey } = await table().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-          ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':cutoff': cutoff },
-          ExclusiveStartKey: startKey,
-          Limit: 100,
-        }),
-      );
-      for (const item of Items) {
-        const tenantId = item.tenantId as string;
-        const deliveryId = item.deliveryId as string;
-        // The change is a message, which cannot join a table transaction: the entry goes first,
-        // so no resend is ever missing from the log (a crash before the send leaves the delivery
-        // overdue, and the next run resends it with an entry of its own).
-        await commit([auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: SWEEP_AUDIT_ACTION, resourceId: deliveryId, requestId: runId, now })]);
-        await ports().queue.send({ tenantId, deliveryId });
-        sent++;
-      }
-      startKey = LastEvaluatedKey;
-    } while (startKey && sent < MAX_PER_RUN);
-  }
-  if (sent > 0) logger.info('overdue webhook deliveries sent again', { sent });
+  const perShard = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => sweepShard(shard, cutoff, now, runId)));
+  const sent = perShard.reduce((a, b) => a + b, 0);
+  if (sent > 0) logger.info('overdue webhook deliveries sent again', { sent, perShard });
   return sent;
 };
 

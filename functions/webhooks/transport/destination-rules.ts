@@ -54,8 +54,10 @@ export function checkResolvedAddress(address: string, options: RuleOptions): { o
   if (ip.kind() === 'ipv6') {
     const v6 = ip as ipaddr.IPv6;
     if (range === 'ipv4Mapped' || range === 'rfc6145') {
-      const inner = v6.toIPv4Address();
-      return refuse(`${address} is an IPv4-mapped address (${inner.toString()}, ${inner.range()})`);
+      // ipaddr.js converts only ::ffff:a.b.c.d; the RFC 6145 form ::ffff:0:a.b.c.d throws there,
+      // so the embedded address is read from the last 32 bits for both.
+      const inner = embeddedIPv4(v6);
+      return refuse(`${address} is an IPv4-${range === 'rfc6145' ? 'translated' : 'mapped'} address (${inner.toString()}, ${inner.range()})`);
     }
     // ::a.b.c.d (deprecated IPv4-compatible) is "unicast" to ipaddr.js, but some stacks still route it to IPv4.
     if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0)) {
@@ -70,10 +72,15 @@ export function isLoopbackAddress(address: string): boolean {
   return isIP(address) !== 0 && isLoopback(ipaddr.parse(address));
 }
 
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 {
+  const [high, low] = v6.parts.slice(6);
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
 function isLoopback(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   if (ip.kind() === 'ipv4') return ip.range() === 'loopback';
   const v6 = ip as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'loopback';
+  if (v6.range() === 'ipv4Mapped' || v6.range() === 'rfc6145') return embeddedIPv4(v6).range() === 'loopback';
   return v6.range() === 'loopback';
 }
 

@@ -1,23 +1,34 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auditWrite, SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
 import { nowIso } from '../../../shared/clock.ts';
+import { StateConflictError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
+import { queryAll } from '../../../shared/table/query-all.ts';
 import { commit } from '../../../shared/table/transaction.ts';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { releaseActiveSlot } from '../active-destinations.ts';
+import type { EndpointRecord } from '../endpoint-record.ts';
 import { DISABLE_AFTER_DEAD_DELIVERIES } from '../settings.ts';
 
 /** The worker's action in the audit log when a destination disables itself (decisions 5 and 12). */
 export const AUTO_DISABLE_AUDIT_ACTION = 'disableFailingWebhookEndpoint';
 
+class NotFailingError extends StateConflictError {
+  constructor() {
+    super('The destination is not active with enough failures to disable.', 'not_failing');
+  }
+}
+
 /**
  * After a delivery dies: at 20 dead deliveries in a row the destination disables itself
- * (decisions 5). The condition makes this idempotent, and a count already past 20 after a
- * crash is caught by the next death.
+ * (decisions 5), and gives back its active slot in the same transaction. The condition makes
+ * this idempotent, and a count already past 20 after a crash is caught by the next death. A
+ * state change, so it moves `version` (a PATCH read before it gets 409).
  */
-export const disableIfFailing = async (tenantId: string, endpointId: string, now: Date, runId = newId()): Promise<boolean> => {
-  const notDue = new Error('not due for disabling');
+export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId' | 'id' | 'url'>, now: Date, runId = newId()): Promise<boolean> => {
+  const { tenantId, id: endpointId } = endpoint;
   try {
     // A change made by a job: its audit entry, with the system actor, commits with it.
     await commit([
@@ -32,12 +43,13 @@ export const disableIfFailing = async (tenantId: string, endpointId: string, now
             ExpressionAttributeValues: { ':disabled': 'disabled', ':failures': 'failures', ':one': 1, ':now': nowIso(now), ':active': 'active', ':max': DISABLE_AFTER_DEAD_DELIVERIES },
           },
         },
-        onConditionFailed: () => notDue,
+        onConditionFailed: () => new NotFailingError(),
       },
+      ...releaseActiveSlot(tenantId, endpointId, endpoint.url),
       auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: AUTO_DISABLE_AUDIT_ACTION, resourceId: endpointId, requestId: runId, now }),
     ]);
   } catch (error) {
-    if (error === notDue) return false;
+    if (error instanceof NotFailingError) return false;
     throw error;
   }
   logger.warn('webhook destination disabled after repeated failures', { tenantId, endpointId });
@@ -47,35 +59,28 @@ export const disableIfFailing = async (tenantId: string, endpointId: string, now
 
 /** Pending deliveries of a disabled destination end dead with `destination_disabled`. */
 const stopPendingDeliveries = async (tenantId: string, endpointId: string, now: Date): Promise<void> => {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const { Items = [], LastEvaluatedKey } = await table().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: '#state = :pending AND tenantId = :tenant',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of Items) {
-      await table()
-        .send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.delivery(tenantId, item.deliveryId as string),
-            UpdateExpression: 'SET #state = :dead, deadAt = :now, lastOutcome = :outcome, nextAttemptAt = :null REMOVE gsi2pk, gsi2sk',
-            ConditionExpression: '#state = :pending',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':dead': 'dead', ':now': nowIso(now), ':outcome': 'destination_disabled', ':null': null, ':pending': 'pending' },
-          }),
-        )
-        .catch((error: Error) => {
-          if (error.name !== 'ConditionalCheckFailedException') throw error;
-        });
-    }
-    startKey = LastEvaluatedKey;
-  } while (startKey);
+  const pending = queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: '#state = :pending AND tenantId = :tenant',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
+  });
+  for await (const item of pending) {
+    await table()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.delivery(tenantId, item.deliveryId as string),
+          UpdateExpression: 'SET #state = :dead, deadAt = :now, lastOutcome = :outcome, nextAttemptAt = :null REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: '#state = :pending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':dead': 'dead', ':now': nowIso(now), ':outcome': 'destination_disabled', ':null': null, ':pending': 'pending' },
+        }),
+      )
+      .catch((error: Error) => {
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      });
+  }
 };

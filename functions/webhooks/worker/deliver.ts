@@ -10,7 +10,7 @@ import { sendAttempt, type AttemptResult } from '../transport/send-attempt.ts';
 import { signPayload, webhookHeaders } from '../transport/signature.ts';
 import { disableIfFailing } from './auto-disable.ts';
 import { claimDelivery } from './claim.ts';
-import { recordAttempt, settle } from './record-attempt.ts';
+import { failureCountChange, moveFailureCount, recordAttempt, settle } from './record-attempt.ts';
 import { enqueueAfter } from './schedule.ts';
 
 let resolver: Resolver = systemResolver;
@@ -61,8 +61,10 @@ export const processDelivery = async (message: DeliveryMessage, now = new Date()
   const result = usable ? await attempt(record, endpoint, now) : disabledResult(now);
   const settledAt = new Date();
   const settlement = settle(record, result);
-  await recordAttempt(record, leaseToken, result, settlement, settledAt, endpoint?.consecutiveFailures ?? 0);
+  await recordAttempt(record, leaseToken, result, settlement, settledAt);
   logger.info('webhook attempt', { deliveryId: record.id, attemptNo: settlement.attemptNo, outcome: result.outcome, status: result.statusCode, state: settlement.state });
-  if (settlement.countsAsFailure) await disableIfFailing(record.tenantId, record.endpointId, settledAt);
+  const change = endpoint ? failureCountChange(record, settlement, endpoint.consecutiveFailures) : null;
+  if (change) await moveFailureCount(record, change);
+  if (change === 'add') await disableIfFailing(endpoint!, settledAt);
   if (settlement.delaySeconds !== null) await enqueueAfter(message, settlement.delaySeconds, settlement.attemptNo + 1, settledAt);
 };

@@ -30,14 +30,14 @@ describe('a destination that disables itself', () => {
     const endpointId = created.body.endpoint.id;
 
     // Not failing yet: nothing changes, nothing is logged.
-    expect(await disableIfFailing(tenant.id, endpointId, new Date())).toBe(false);
+    expect(await disableIfFailing({ tenantId: tenant.id, id: endpointId, url: 'http://127.0.0.1:9/hooks' }, new Date())).toBe(false);
     expect((await entriesOf(endpointId)).map((e) => e.action)).toEqual(['createWebhookEndpoint']);
 
     // As after 20 dead deliveries in a row.
     await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, endpointId), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': 20 } }));
     const runId = newId();
-    expect(await disableIfFailing(tenant.id, endpointId, new Date(), runId)).toBe(true);
-    expect(await disableIfFailing(tenant.id, endpointId, new Date())).toBe(false);
+    expect(await disableIfFailing({ tenantId: tenant.id, id: endpointId, url: 'http://127.0.0.1:9/hooks' }, new Date(), runId)).toBe(true);
+    expect(await disableIfFailing({ tenantId: tenant.id, id: endpointId, url: 'http://127.0.0.1:9/hooks' }, new Date())).toBe(false);
 
     const [latest, ...older] = await entriesOf(endpointId);
     expect(older.map((e) => e.action)).toEqual(['createWebhookEndpoint']);

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvent } from '../../../shared/events/outbox.ts';
 import { newId } from '../../../shared/ids.ts';
+import { tableName } from '../../../shared/table/client.ts';
+import { tenantPk } from '../../../shared/table/keys.ts';
+import { queryAll } from '../../../shared/table/query-all.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver } from '../../support/receiver.ts';
@@ -25,6 +28,12 @@ const emitOrderCreated = async () => {
   return event;
 };
 
+const activeSlots = async () => {
+  const items: Record<string, unknown>[] = [];
+  for await (const item of queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tenantPk(tenant.id) } })) items.push(item);
+  return { active: items.find((i) => i.sk === 'WHACTIVE')?.active, urlHeld: items.some((i) => String(i.sk).startsWith('WHURL#')) };
+};
+
 describe('a destination that keeps failing', () => {
   it('disables itself after 20 dead deliveries in a row, gets nothing more, and comes back by PATCH', async () => {
     receiver.reply = () => ({ status: 500 });
@@ -36,6 +45,8 @@ describe('a destination that keeps failing', () => {
       40_000,
     );
     expect(disabled.body).toMatchObject({ disabledReason: 'failures', consecutiveFailures: 20, version: 2 });
+    // Disabling gave back its active slot: the tenant's count is 0 and the URL is free.
+    expect(await activeSlots()).toEqual({ active: 0, urlHeld: false });
     const dead = await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=dead&limit=100`);
     expect(dead.body.items).toHaveLength(20);
     expect(dead.body.items.every((d: { attempts: number }) => d.attempts === 8)).toBe(true);
@@ -50,6 +61,7 @@ describe('a destination that keeps failing', () => {
     receiver.reply = () => ({ status: 200 });
     const reactivated = await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 2, active: true } });
     expect(reactivated.body).toMatchObject({ state: 'active', disabledReason: null, consecutiveFailures: 0, version: 3 });
+    expect(await activeSlots()).toEqual({ active: 1, urlHeld: true });
     const next = await emitOrderCreated();
     await eventually(async () => receiver.received.filter((r) => r.headers['webhook-id'] === next.id).length, (n) => n === 1);
   }, 60_000);

@@ -10,6 +10,9 @@ import { useLocalStack } from '../../support/stack.ts';
 const stack = useLocalStack();
 const url = 'https://hooks.acme-receiver.cl/delivery-ops';
 const body = { url, eventTypes: ['distribution.order.created', 'field.stop.delivered'] };
+/** Two active destinations may not share a URL: each test's destination gets its own path. */
+let made = 0;
+const fresh = () => ({ ...body, url: `${url}/${++made}` });
 
 describe('webhook destinations', () => {
   let tenant: TestTenant;
@@ -44,7 +47,7 @@ describe('webhook destinations', () => {
   });
 
   it('creates, lists, reads and changes one with versions; another tenant sees nothing', async () => {
-    const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { ...body, description: 'ERP' } });
+    const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { ...fresh(), description: 'ERP' } });
     expect(created.status, created.text).toBe(201);
     const endpoint = created.body.endpoint;
     expect(Object.keys(endpoint).sort()).toEqual(
@@ -72,8 +75,23 @@ describe('webhook destinations', () => {
     expect((await other.call(otherAdmin, 'GET', '/v1/webhooks/endpoints')).body.items).toEqual([]);
   });
 
+  it('shows the query string of a destination URL only to administrators', async () => {
+    const withToken = 'https://hooks.acme-receiver.cl/in?token=s3cr3t-receiver-token&tenant=acme';
+    const { endpoint } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { ...body, url: withToken } })).body;
+    expect(endpoint.url).toBe(withToken);
+    expect((await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.url).toBe(withToken);
+    for (const role of ['viewer', 'operator'] as const) {
+      const reader = await tenant.member(role);
+      const one = await tenant.call(reader, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`);
+      expect(one.status).toBe(200);
+      expect(one.body.url).toBe('https://hooks.acme-receiver.cl/in?token=REDACTED&tenant=REDACTED');
+      const list = await tenant.call(reader, 'GET', '/v1/webhooks/endpoints');
+      expect(list.text).not.toContain('s3cr3t-receiver-token');
+    }
+  });
+
   it('rotates the secret with a grace of up to 7 days, listing the retiring one', async () => {
-    const { endpoint, secret } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body })).body;
+    const { endpoint, secret } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: fresh() })).body;
     const tooLong = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 604801 } });
     expect(tooLong.status).toBe(400);
     const rotated = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 604800 } });
@@ -90,8 +108,9 @@ describe('webhook destinations', () => {
 
   it('stores secrets so that a dump of the table does not give them away, yet replays them', async () => {
     const key = crypto.randomUUID();
-    const { secret } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body, idempotencyKey: key })).body;
-    const replay = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body, idempotencyKey: key });
+    const once = fresh();
+    const { secret } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: once, idempotencyKey: key })).body;
+    const replay = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: once, idempotencyKey: key });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.secret).toEqual(secret);
     const { Items = [] } = await table().send(new ScanCommand({ TableName: tableName() }));
@@ -108,7 +127,7 @@ describe('webhook destinations', () => {
       // DNS can change after the destination was accepted (rebinding): the attempt resolves once,
       // checks, and records destination_blocked without connecting.
       useResolver({ resolve: async () => ['10.0.0.5'] });
-      const { endpoint } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body })).body;
+      const { endpoint } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: fresh() })).body;
       const delivery = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
       const attempted = await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${delivery.id}`), (r) => r.body.attempts >= 1);
       expect(attempted.body).toMatchObject({ lastOutcome: 'destination_blocked', lastStatus: null, state: 'pending' });

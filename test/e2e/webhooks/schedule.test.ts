@@ -52,7 +52,8 @@ describe('retries', () => {
     gaps.forEach((gap, i) => expect(gap, `gap before attempt ${i + 2}`).toBeGreaterThanOrEqual(delays[i] * 1000 - 1000));
     expect(new Set(requests.slice(0, 8).map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(scheduled).toBe(2);
-    expect((await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.consecutiveFailures).toBe(1);
+    // A test notification never counts toward disabling (failure-count.test.ts has the 20th case).
+    expect((await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.consecutiveFailures).toBe(0);
     deadDeliveryId = delivery.id;
   }, 40_000);
 
@@ -118,7 +119,7 @@ describe('delivery log', () => {
     const stranger = await other.member('admin', { mfa: true });
     expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries/${ids[0]}`)).status).toBe(404);
     expect((await other.call(stranger, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).status).toBe(404);
-    expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries?endpointId=${endpointId}`)).body.items).toEqual([]);
+    expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries?endpointId=${endpointId}`)).status).toBe(404);
     const viewer = await tenant.member('viewer');
     expect((await tenant.call(viewer, 'GET', '/v1/webhooks/deliveries')).status).toBe(200);
     expect((await tenant.call(viewer, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).body.code).toBe('role_forbidden');

@@ -136,6 +136,14 @@ describe('sendAttempt against real receivers on 127.0.0.1', () => {
     expect(result.detail).toContain('10.0.0.5');
   });
 
+  it('an RFC 6145 IPv4-translated answer (::ffff:0:a00:1, i.e. 10.0.0.1) is destination_blocked, not a crash', async () => {
+    for (const answer of ['::ffff:0:a00:1', '::ffff:0:7f00:1', '::ffff:0:808:808']) {
+      const result = await sendAttempt(request('https://translated.example-receiver.com/', { resolver: fixedResolver([answer]), allowPrivate: false }));
+      expect(result.outcome, answer).toBe('destination_blocked');
+      expect(result.detail).toContain('IPv4-translated');
+    }
+  });
+
   it('one bad address among good ones blocks the attempt; so do loopback and a bad URL without allowPrivate', async () => {
     const mixed = fixedResolver(['93.184.216.34', '169.254.169.254']);
     const url = 'https://mixed.example-receiver.com/';

@@ -1,0 +1,49 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sweep } from '../../../functions/webhooks/sweeper/handler.ts';
+import { newId } from '../../../shared/ids.ts';
+import type { DeliveryMessage, QueuePort } from '../../../shared/ports/queue.ts';
+import { setPorts } from '../../../shared/ports/registry.ts';
+import { keys } from '../../../shared/table/keys.ts';
+import { table, tableName } from '../../../shared/table/client.ts';
+import { useLocalStack } from '../../support/stack.ts';
+
+const stack = useLocalStack();
+afterAll(() => setPorts({ queue: stack().webhooks.queue }));
+
+/** A delivery id whose due-index shard is `shard` (the shard is the last hex digit mod 4). */
+const idInShard = (shard: number): string => `${newId().slice(0, -1)}${(shard + 4 * Math.floor(Math.random() * 4)).toString(16)}`;
+
+/** Only what the sweeper reads: the due-index keys and the two ids of the message. */
+const overdueItem = (tenantId: string, deliveryId: string, dueAt: string) => ({
+  ...keys.delivery(tenantId, deliveryId),
+  ...keys.deliveryDue(deliveryId, dueAt),
+  entity: 'delivery',
+  tenantId,
+  deliveryId,
+});
+
+describe('the sweeper', () => {
+  it('sends an overdue delivery of one shard while another shard holds 1,001 older ones', async () => {
+    const busyTenant = newId();
+    const otherTenant = newId();
+    const longAgo = new Date(Date.now() - 3_600_000);
+    const backlog = Array.from({ length: 1001 }, (_, i) => overdueItem(busyTenant, idInShard(0), new Date(longAgo.getTime() + i).toISOString()));
+    const lonely = overdueItem(otherTenant, idInShard(1), new Date(Date.now() - 120_000).toISOString());
+    expect(keys.deliveryDue(lonely.deliveryId, 'x').gsi2pk).toBe('DUE#1');
+    const items = [...backlog, lonely];
+    for (let i = 0; i < items.length; i += 25) {
+      await table().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+
+    const sent: DeliveryMessage[] = [];
+    const recording: QueuePort = { send: async (message) => void sent.push(message) };
+    setPorts({ queue: recording });
+    await sweep();
+
+    expect(sent).toContainEqual({ tenantId: otherTenant, deliveryId: lonely.deliveryId });
+    // The busy shard still makes progress, oldest first, within its share of the run.
+    expect(sent.filter((m) => m.tenantId === busyTenant).length).toBeGreaterThan(0);
+    expect(sent.filter((m) => m.tenantId === busyTenant)[0].deliveryId).toBe(backlog[0].deliveryId);
+  }, 60_000);
+});
