@@ -61,6 +61,8 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}${Date.now().toString(36).toUpperCase()}${++counter}`;
 const plate = () => `AU${String(++counter).padStart(4, '0')}`.slice(0, 12);
 const serviceDate = '2026-11-23';
+/** One active destination per URL: each fixture's destination gets a path of its own. */
+const receiverUrl = (w: World) => `${w.receiver.url}/${++counter}`;
 
 const ok = (response: ApiResponse, status: number) => {
   expect(response.status, response.text).toBe(status);
@@ -102,7 +104,7 @@ export const steps = {
     return ok(await w.tenant.call(w.driver, 'POST', `/v1/field/routes/${route.id}/start`), 200);
   },
   endpoint: async (w: World) =>
-    ok(await w.tenant.call(w.admin, 'POST', '/v1/webhooks/endpoints', { body: { url: w.receiver.url, eventTypes: ['distribution.order.created'] } }), 201).endpoint,
+    ok(await w.tenant.call(w.admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiverUrl(w), eventTypes: ['distribution.order.created'] } }), 201).endpoint,
   /** A delivery the receiver accepted: the only kind (with dead ones) that can be retried. */
   succeededDelivery: async (w: World) => {
     const endpoint = await steps.endpoint(w);
@@ -253,7 +255,7 @@ export const fixtures: Record<string, Fixture> = {
       member: w.admin,
       method: 'POST',
       path: '/v1/webhooks/endpoints',
-      body: { url: w.receiver.url, eventTypes: ['distribution.order.created'] },
+      body: { url: receiverUrl(w), eventTypes: ['distribution.order.created'] },
       resourceId: (response) => response.body.endpoint.id,
       status: 201,
     }),
