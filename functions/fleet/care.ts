@@ -32,11 +32,15 @@ export const tenantDay = async (tenantId: string, now: Date): Promise<{ today: s
   return { today: localDate(now, timeZone), timeZone };
 };
 
+/** DynamoDB keeps a map's keys in no order: answer them in the schema's. */
+const careOf = (care: Care | undefined): Care | null =>
+  care ? { technicalReview: care.technicalReview, circulationPermit: care.circulationPermit, soap: care.soap, service: care.service, serviceKm: care.serviceKm } : null;
+
 const careVehicle = (vehicle: Pick<Vehicle, 'id' | 'label' | 'active'>, item: CareItem | undefined, today: string, timeZone: string): CareVehicle => ({
   vehicleId: vehicle.id,
   label: vehicle.label,
   active: vehicle.active,
-  care: item?.care ?? null,
+  care: careOf(item?.care),
   version: item?.careVersion ?? 0,
   updatedAt: item?.careUpdatedAt ?? null,
   odometer: odometerView(item?.odometer, today, timeZone),
