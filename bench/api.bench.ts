@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { functionGroups } from '../functions/index.ts';
 import { ensureTable } from '../infra/local/create-table.ts';
@@ -15,7 +15,6 @@ import { putMember } from '../shared/tenancy/members.ts';
 import { putTenant } from '../shared/tenancy/tenants.ts';
 import { bundle, coldImportMs, floorBundle, sizeOf } from './support/bundles.ts';
 import { apiEvent, lambdaContext } from './support/events.ts';
-import { gate as benchGate } from './support/gate.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
 
 /**
@@ -59,7 +58,20 @@ const invoke = async (event: ReturnType<typeof apiEvent>, expected: number) => {
 const plate = (i: number) => `B${String(i).padStart(6, '0')}${Math.random().toString(36).slice(2, 5).toUpperCase()}`;
 const seeded = JSON.parse((await invoke(apiEvent({ routeKey: 'POST /v1/fleet/vehicles', path: '/v1/fleet/vehicles', headers: { ...headers, 'idempotency-key': randomUUID() }, body: { plate: 'SEED01', label: 'Seed' } }), 201)).body!);
 
-const gate = () => benchGate(tenantId, 'bench-admin');
+/** The calls every authenticated request makes before its own: membership and the tenant's rate. */
+const gate = () =>
+  Promise.all([
+    table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true })),
+    table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
+        UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
+        ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    ),
+  ]);
 
 const floorCreate = async (i: number) => {
   await gate();

@@ -7,7 +7,7 @@ import { putMember } from '../shared/tenancy/members.ts';
 import { putTenant } from '../shared/tenancy/tenants.ts';
 import { seedCareFleet } from '../test/support/care-fleet.ts';
 import { apiEvent, lambdaContext } from './support/events.ts';
-import { gate } from './support/gate.ts';
+import { memberRead, rateCount } from './support/gate-calls.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
 
 /**
@@ -59,7 +59,9 @@ const queryAll = async (prefix: string) => {
   } while (start && count < VEHICLES);
 };
 const floor = async () => {
-  await gate(tenantId, 'bench-viewer');
+  // As the request path: the membership, then (for an active member) the tenant's rate.
+  await memberRead(tenantId, 'bench-viewer');
+  await rateCount(tenantId);
   await Promise.all([
     table().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) })),
     queryAll(keys.vehiclePrefix),

@@ -20,7 +20,7 @@ export const putVehicleCareOperation = defineOperation({
   responses: { 200: { description: 'The vehicle’s entry of the care list', schema: CareVehicle } },
   handle: async ({ params, body, caller }) => {
     const { entry, writes } = await putVehicleCare(caller.tenantId, params.id, body, caller.now);
-    return { status: 200, body: entry, writes };
+    return { status: 200, body: entry, writes, resourceId: params.id };
   },
 });
 
@@ -49,7 +49,7 @@ export const recordOdometerOperation = defineOperation({
   responses: { 201: { description: 'The vehicle’s odometer after the reading', schema: OdometerView } },
   handle: async ({ params, body, caller }) => {
     const { view, writes } = await recordOdometer(caller.tenantId, params.id, body, caller.now);
-    return { status: 201, body: view, writes };
+    return { status: 201, body: view, writes, resourceId: params.id };
   },
 });
 
