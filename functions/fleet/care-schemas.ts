@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isCalendarDate } from '../../shared/calendar.ts';
-import { DateTime, Uuid } from '../../shared/http/schemas.ts';
+import { DateTime, IsoDate, Uuid } from '../../shared/http/schemas.ts';
 
 /** Care rules of decisions 11, named so a client can tell which rule set produced a list. */
 export const CARE_RULES_VERSION = 'cl-1';
@@ -36,7 +36,8 @@ export type PutCareBody = v.InferOutput<typeof PutCareBody>;
 
 export const OdometerBody = v.strictObject({
   km: Km,
-  readAt: v.pipe(v.string('must be an ISO 8601 date-time'), v.isoTimestamp('must be an ISO 8601 date-time'), v.description('When the odometer showed km; not in the future')),
+  /** When the odometer showed km; not in the future. */
+  readAt: DateTime,
 });
 export type OdometerBody = v.InferOutput<typeof OdometerBody>;
 
@@ -73,7 +74,7 @@ export const DueItem = v.pipe(
     vehicleId: Uuid,
     label: v.pipe(v.string(), v.minLength(1), v.maxLength(120)),
     item: v.picklist(dueKinds),
-    date: v.pipe(v.string(), v.isoDate()),
+    date: IsoDate,
     daysLeft: v.pipe(v.number(), v.integer()),
     status: v.picklist(['expired', 'today', 'soon']),
     km: v.nullable(
@@ -92,7 +93,7 @@ export type DueItem = v.InferOutput<typeof DueItem>;
 
 export const CareList = v.pipe(
   v.object({
-    today: v.pipe(v.string(), v.isoDate()),
+    today: IsoDate,
     vehicles: v.pipe(v.array(CareVehicle), v.maxLength(MAX_CARE_VEHICLES)),
     due: v.pipe(v.array(DueItem), v.maxLength(5000)),
     kmLimited: v.pipe(v.boolean(), v.description('Some active vehicle with serviceKm has no daily distance: its km item uses the last reading, or it has no reading at all')),
@@ -105,9 +106,9 @@ export type CareList = v.InferOutput<typeof CareList>;
 
 export const CareSuggestions = v.pipe(
   v.object({
-    technicalReview: v.pipe(v.nullable(v.pipe(v.string(), v.isoDate())), v.description('Last day of the plate digit’s month; null when the plate does not end in a digit')),
-    circulationPermit: v.pipe(v.string(), v.isoDate()),
-    soap: v.pipe(v.string(), v.isoDate()),
+    technicalReview: v.pipe(v.nullable(IsoDate), v.description('Last day of the plate digit’s month; null when the plate does not end in a digit')),
+    circulationPermit: IsoDate,
+    soap: IsoDate,
   }),
   v.title('CareSuggestions'),
 );

@@ -33,3 +33,9 @@ describe('local dates', () => {
     expect(isCalendarDate('2026-13-01')).toBe(false);
   });
 });
+
+describe('local dates far from now', () => {
+  it('keep the year of an early date-time (a client may send year 0050)', () => {
+    expect(localDate(new Date('0050-06-15T12:00:00Z'), 'America/Santiago')).toBe('0050-06-15');
+  });
+});
