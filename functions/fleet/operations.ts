@@ -1,4 +1,5 @@
 import { defineOperation } from '../../shared/http/operation.ts';
+import { careOperations } from './care-operations.ts';
 import { IdParams, PageQuery, pageOf } from '../../shared/http/schemas.ts';
 import { CreateVehicleBody, UpdateVehicleBody, Vehicle } from './schemas.ts';
 import { createVehicle, getVehicle, listVehicles, updateVehicle } from './vehicles.ts';
@@ -61,4 +62,4 @@ export const updateVehicleOperation = defineOperation({
   },
 });
 
-export const fleetOperations = [createVehicleOperation, listVehiclesOperation, getVehicleOperation, updateVehicleOperation];
+export const fleetOperations = [createVehicleOperation, listVehiclesOperation, getVehicleOperation, updateVehicleOperation, ...careOperations];

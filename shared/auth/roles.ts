@@ -14,6 +14,7 @@ export const permissions = {
   'assistant.ask': everyone,
   'fleet.read': readers,
   'fleet.write': staff,
+  'fleet.odometer': ['admin', 'operator', 'driver'], // drivers report the odometer of the vehicle they drive
   'orders.read': readers,
   'orders.write': staff,
   'plans.read': readers,

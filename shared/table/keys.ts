@@ -19,6 +19,15 @@ export const keys = {
   vehiclePrefix: 'VEHICLE#',
   /** Guards plate uniqueness inside a tenant: written and removed with the vehicle. */
   plate: (tenantId: string, normalisedPlate: string) => ({ pk: tenantPk(tenantId), sk: `PLATE#${normalisedPlate}` }),
+  /**
+   * A vehicle's care record and odometer summary, one item per vehicle beside the vehicles, so
+   * the care list is two Queries of the tenant partition (VEHICLE#, CARE#) whatever the fleet.
+   */
+  care: (tenantId: string, vehicleId: string) => ({ pk: tenantPk(tenantId), sk: `CARE#${vehicleId}` }),
+  carePrefix: 'CARE#',
+  /** Every odometer reading of a vehicle, in time order (readAt is ISO UTC, so text order is time order). */
+  odometerReading: (tenantId: string, vehicleId: string, readAt: string, readingId: string) => ({ pk: `${tenantPk(tenantId)}#ODO#${vehicleId}`, sk: `R#${readAt}#${readingId}` }),
+  odometerPartition: (tenantId: string, vehicleId: string) => `${tenantPk(tenantId)}#ODO#${vehicleId}`,
   idempotency: (tenantId: string, operationId: string, key: string) => ({ pk: `IDEM#${tenantId}#${operationId}#${key}`, sk: 'IDEM' }),
   /** One counter per tenant, day and question kind; 30 days of them answer "most asked". */
   askedCounter: (tenantId: string, day: string, question: string) => ({ pk: `${tenantPk(tenantId)}#ASKED`, sk: `${day}#${question}` }),

@@ -3,26 +3,7 @@
  * midnight so that adding days never trips over daylight-saving changes.
  */
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Throws RangeError for an unknown zone: a bad tenant setting should surface. */
-export function localToday(now: Date, timeZone: string): Date {
-  let fmt = formatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    formatters.set(timeZone, fmt);
-  }
-  const parts = Object.fromEntries(fmt.formatToParts(now).map((p) => [p.type, p.value]));
-  return new Date(Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day)));
-}
-
-export function isoDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
-}
-
-export function addDays(d: Date, days: number): Date {
-  return new Date(d.getTime() + days * 86_400_000);
-}
+export { addDays, isoDate, localToday } from '../../../shared/calendar.ts';
 
 /** Null for impossible dates such as 31/11 instead of rolling over. */
 export function makeDate(year: number, month: number, day: number): Date | null {

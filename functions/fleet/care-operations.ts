@@ -1,0 +1,82 @@
+import { defineOperation } from '../../shared/http/operation.ts';
+import { IdParams } from '../../shared/http/schemas.ts';
+import { getCareList, getVehicleCare, putVehicleCare, tenantDay } from './care.ts';
+import { CareList, CareSuggestions, CareVehicle, OdometerBody, OdometerView, PutCareBody } from './care-schemas.ts';
+import { suggestCare } from './care-suggestions.ts';
+import { recordOdometer } from './odometer.ts';
+import { getVehicle } from './vehicles.ts';
+
+const tag = 'Vehicle care';
+
+export const putVehicleCareOperation = defineOperation({
+  operationId: 'putVehicleCare',
+  method: 'PUT',
+  path: '/v1/fleet/vehicles/{id}/care',
+  summary: 'Set a vehicle’s care dates and service km',
+  tag,
+  permission: 'fleet.write',
+  params: IdParams,
+  body: PutCareBody,
+  responses: { 200: { description: 'The vehicle’s entry of the care list', schema: CareVehicle } },
+  handle: async ({ params, body, caller }) => {
+    const { entry, writes } = await putVehicleCare(caller.tenantId, params.id, body, caller.now);
+    return { status: 200, body: entry, writes, resourceId: params.id };
+  },
+});
+
+export const getVehicleCareOperation = defineOperation({
+  operationId: 'getVehicleCare',
+  method: 'GET',
+  path: '/v1/fleet/vehicles/{id}/care',
+  summary: 'Read a vehicle’s care record and odometer',
+  tag,
+  permission: 'fleet.read',
+  params: IdParams,
+  responses: { 200: { description: 'The vehicle’s entry of the care list', schema: CareVehicle } },
+  handle: async ({ params, caller }) => ({ status: 200, body: await getVehicleCare(caller.tenantId, params.id, caller.now) }),
+});
+
+export const recordOdometerOperation = defineOperation({
+  operationId: 'recordOdometer',
+  method: 'POST',
+  path: '/v1/fleet/vehicles/{id}/odometer',
+  summary: 'Record an odometer reading',
+  tag,
+  permission: 'fleet.odometer',
+  idempotent: true,
+  params: IdParams,
+  body: OdometerBody,
+  responses: { 201: { description: 'The vehicle’s odometer after the reading', schema: OdometerView } },
+  handle: async ({ params, body, caller }) => {
+    const { view, writes } = await recordOdometer(caller.tenantId, params.id, body, caller.now);
+    return { status: 201, body: view, writes, resourceId: params.id };
+  },
+});
+
+export const getCareListOperation = defineOperation({
+  operationId: 'getCareList',
+  method: 'GET',
+  path: '/v1/fleet/care',
+  summary: 'The care due list: every vehicle, and what falls due soon',
+  tag,
+  permission: 'fleet.read',
+  responses: { 200: { description: 'The care list for the tenant’s today', schema: CareList } },
+  handle: async ({ caller }) => ({ status: 200, body: await getCareList(caller.tenantId, caller.now) }),
+});
+
+export const getCareSuggestionsOperation = defineOperation({
+  operationId: 'getCareSuggestions',
+  method: 'GET',
+  path: '/v1/fleet/vehicles/{id}/care/suggestions',
+  summary: 'Care dates from Chilean rules, for the tenant to confirm',
+  tag,
+  permission: 'fleet.read',
+  params: IdParams,
+  responses: { 200: { description: 'Suggested dates', schema: CareSuggestions } },
+  handle: async ({ params, caller }) => {
+    const [vehicle, day] = await Promise.all([getVehicle(caller.tenantId, params.id), tenantDay(caller.tenantId, caller.now)]);
+    return { status: 200, body: suggestCare(vehicle.plate, day.today) };
+  },
+});
+
+export const careOperations = [putVehicleCareOperation, getVehicleCareOperation, recordOdometerOperation, getCareListOperation, getCareSuggestionsOperation];

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { getCareItem, putVehicleCare } from '../../functions/fleet/care.ts';
+import { recordOdometer } from '../../functions/fleet/odometer.ts';
+import { createVehicle } from '../../functions/fleet/vehicles.ts';
+import { ensureTable } from '../../infra/local/create-table.ts';
+import { ProblemError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { resetTableClient } from '../../shared/table/client.ts';
+import { commit } from '../../shared/table/transaction.ts';
+import { putTenant } from '../../shared/tenancy/tenants.ts';
+
+const noCare = { technicalReview: null, circulationPermit: null, soap: null, service: null, serviceKm: null };
+const codeOf = (promise: Promise<unknown>) => promise.then(() => 'committed', (error: ProblemError) => error.code);
+
+/**
+ * Two requests that both read before either writes: the interleaving a real race produces now
+ * and then, made certain here by holding the first request's writes back.
+ */
+describe('care writes under races', () => {
+  let tenantId: string;
+  let vehicleId: string;
+  const now = new Date();
+  beforeAll(async () => {
+    const name = `care-races-${randomUUID()}`;
+    await ensureTable(inject('dynamoEndpoint'), name);
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), TABLE_NAME: name });
+    resetTableClient();
+    tenantId = newId();
+    await putTenant({ id: tenantId, name: 'Carreras SpA' });
+    const { vehicle, writes } = createVehicle(tenantId, { plate: 'RACE01', label: 'Camión', active: true }, now);
+    await commit(writes);
+    vehicleId = vehicle.id;
+  });
+
+  it('commits one of two readings that each fit alone but not together', async () => {
+    const earlier = await recordOdometer(tenantId, vehicleId, { km: 5_000, readAt: new Date(now.getTime() - 3 * 86_400_000).toISOString() }, now);
+    const later = await recordOdometer(tenantId, vehicleId, { km: 4_000, readAt: new Date(now.getTime() - 2 * 86_400_000).toISOString() }, now);
+    expect(await codeOf(commit(earlier.writes))).toBe('committed');
+    expect(await codeOf(commit(later.writes))).toBe('concurrent_update');
+    expect((await getCareItem(tenantId, vehicleId))?.odometer).toMatchObject({ lastKm: 5_000, days: [[expect.any(Number), 5_000, 1]] });
+  });
+
+  it('commits one of two care writes of the same version', async () => {
+    const first = await putVehicleCare(tenantId, vehicleId, { version: 0, ...noCare, soap: '2027-03-31' }, now);
+    const second = await putVehicleCare(tenantId, vehicleId, { version: 0, ...noCare, soap: '2028-03-31' }, now);
+    expect(await codeOf(commit(first.writes))).toBe('committed');
+    expect(await codeOf(commit(second.writes))).toBe('version_mismatch');
+    const item = await getCareItem(tenantId, vehicleId);
+    expect(item).toMatchObject({ careVersion: 1, care: { soap: '2027-03-31' } });
+    // The care write left the odometer of the same item as it was.
+    expect(item?.odometer?.lastKm).toBe(5_000);
+  });
+});
