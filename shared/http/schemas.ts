@@ -11,6 +11,8 @@ const daysInMonth = (year: number, month: number): number =>
  * pass and then roll over to March 3 wherever it is read. The date part must exist.
  */
 export const isCalendarDay = (text: string): boolean => {
+  // Text of another shape is the format check's to refuse: one error per field, not two.
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return true;
   const [year, month, day] = text.slice(0, 10).split('-').map(Number);
   return day <= daysInMonth(year, month);
 };
