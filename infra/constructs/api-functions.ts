@@ -28,6 +28,7 @@ export class ApiFunctions extends Construct {
     const byGroup = new Map<string, ServiceFunction>();
     for (const group of props.groups) {
       const fn = new ServiceFunction(this, pascal(group.name), {
+        name: group.name,
         entry: group.entry,
         environment: {
           TABLE_NAME: props.data.table.tableName,

@@ -29,6 +29,7 @@ export class TrackingProjection extends Construct {
     const group = streamConsumerGroups.find((g) => g.name === 'tracking-projection');
     if (!group) throw new Error('functions/stream-consumers.ts has no "tracking-projection" consumer');
     this.projector = new ServiceFunction(this, 'Projector', {
+      name: group.name,
       entry: group.entry,
       environment: { TABLE_NAME: props.data.table.tableName, POWERTOOLS_SERVICE_NAME: props.serviceName },
       timeout: Duration.seconds(60),

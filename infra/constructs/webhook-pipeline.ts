@@ -8,6 +8,7 @@ import { CfnFunction, FilterCriteria, FilterRule, StartingPosition, type IFuncti
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
@@ -70,7 +71,7 @@ export class WebhookPipeline extends Construct {
     // ---- fan-out: table stream -> deliveries -> attempts queue
     const fanOutGroup = streamConsumerGroups.find((group) => group.name === 'webhook-fan-out');
     if (!fanOutGroup) throw new Error('functions/stream-consumers.ts has no "webhook-fan-out" consumer');
-    this.fanOut = new ServiceFunction(this, 'FanOut', { entry: fanOutGroup.entry, environment, timeout: Duration.seconds(60) });
+    this.fanOut = new ServiceFunction(this, 'FanOut', { name: fanOutGroup.name, entry: fanOutGroup.entry, environment, timeout: Duration.seconds(60) });
     data.grantItemAccess(this.fanOut.function);
     this.allowSend(this.fanOut, transport.queue);
 
@@ -124,7 +125,7 @@ export class WebhookPipeline extends Construct {
     const workerTimeout = Duration.seconds(30);
     const visibility = (transport.queue.node.defaultChild as CfnQueue).visibilityTimeout ?? 30;
     if (workerTimeout.toSeconds() >= visibility) throw new Error(`the worker's timeout must stay below the attempts queue's visibility timeout (${visibility} s)`);
-    this.worker = new ServiceFunction(this, 'Worker', { entry: 'functions/webhooks/worker/handler.ts', environment, timeout: workerTimeout });
+    this.worker = new ServiceFunction(this, 'Worker', { name: webhookWorker.name, entry: webhookWorker.entry, environment, timeout: workerTimeout });
     (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
     data.grantItemAccess(this.worker.function);
     this.allowSend(this.worker, transport.queue);
@@ -159,7 +160,8 @@ export class WebhookPipeline extends Construct {
 
     // ---- sweeper: every minute, overdue deliveries back on the queue
     this.sweeper = new ServiceFunction(this, 'Sweeper', {
-      entry: 'functions/webhooks/sweeper/handler.ts',
+      name: webhookSweeper.name,
+      entry: webhookSweeper.entry,
       environment,
       // Finished before the next run starts.
       timeout: Duration.seconds(50),
@@ -175,9 +177,9 @@ export class WebhookPipeline extends Construct {
     });
 
     this.functions = new Map([
-      ['webhook-fan-out', this.fanOut.function],
-      ['webhook-worker', this.worker.function],
-      ['webhook-sweeper', this.sweeper.function],
+      [fanOutGroup.name, this.fanOut.function],
+      [webhookWorker.name, this.worker.function],
+      [webhookSweeper.name, this.sweeper.function],
     ]);
 
     // ---- the webhooks API function seals new secrets
