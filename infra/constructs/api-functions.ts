@@ -38,7 +38,7 @@ export class ApiFunctions extends Construct {
           POWERTOOLS_SERVICE_NAME: props.serviceName,
         },
       });
-      props.data.grantItemAccess(fn.function);
+      props.data.grantAccess(fn.function, group.table);
       byGroup.set(group.name, fn);
     }
     this.byGroup = byGroup;

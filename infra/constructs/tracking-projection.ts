@@ -34,7 +34,7 @@ export class TrackingProjection extends Construct {
       environment: { TABLE_NAME: props.data.table.tableName, POWERTOOLS_SERVICE_NAME: props.serviceName },
       timeout: Duration.seconds(60),
     });
-    props.data.grantItemAccess(this.projector.function);
+    props.data.grantAccess(this.projector.function, group.table);
     Validations.of(this.projector.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Besides X-Ray, the stream mapping needs dynamodb:ListStreams, which has no resource-level permissions; stream reads are limited to the table stream.',

@@ -73,7 +73,7 @@ export class WebhookPipeline extends Construct {
     const fanOutGroup = streamConsumerGroups.find((group) => group.name === 'webhook-fan-out');
     if (!fanOutGroup) throw new Error('functions/stream-consumers.ts has no "webhook-fan-out" consumer');
     this.fanOut = new ServiceFunction(this, 'FanOut', { name: fanOutGroup.name, entry: fanOutGroup.entry, environment, timeout: Duration.seconds(60) });
-    data.grantItemAccess(this.fanOut.function);
+    data.grantAccess(this.fanOut.function, fanOutGroup.table);
     this.allowSend(this.fanOut, transport.queue);
 
     // The finding is already acknowledged for X-Ray in ServiceFunction; this role has a second cause.
@@ -128,7 +128,7 @@ export class WebhookPipeline extends Construct {
     if (workerTimeout.toSeconds() >= visibility) throw new Error(`the worker's timeout must stay below the attempts queue's visibility timeout (${visibility} s)`);
     this.worker = new ServiceFunction(this, 'Worker', { name: webhookWorker.name, entry: webhookWorker.entry, environment, timeout: workerTimeout });
     (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
-    data.grantItemAccess(this.worker.function);
+    data.grantAccess(this.worker.function, webhookWorker.table);
     this.allowSend(this.worker, transport.queue);
     this.worker.role.addToPrincipalPolicy(this.keyUse(['kms:Decrypt'], SECRET_SEAL_CONTEXT_KEYS));
     this.worker.role.addToPrincipalPolicy(
@@ -167,7 +167,7 @@ export class WebhookPipeline extends Construct {
       // Finished before the next run starts.
       timeout: Duration.seconds(50),
     });
-    data.grantItemAccess(this.sweeper.function);
+    data.grantAccess(this.sweeper.function, webhookSweeper.table);
     this.allowSend(this.sweeper, transport.queue);
     // A failed run is repeated by the next one a minute later; async retries would only overlap it.
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0 });

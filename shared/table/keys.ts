@@ -7,6 +7,8 @@ export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 
 /** How many partitions the due-deliveries index is spread over (the sweeper reads them all). */
 export const DUE_SHARDS = 4;
+/** The due index's partitions are `DUE#<shard>`. */
+export const DUE_PARTITION_PREFIX = 'DUE#';
 
 export const keys = {
   tenant: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'TENANT' }),
@@ -38,7 +40,7 @@ export const keys = {
    * nextAttemptAt) or being attempted (due when its lease ends), removed once it settles; spread
    * over a few partitions so that busy tenants do not write one hot key.
    */
-  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `DUE#${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
+  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `${DUE_PARTITION_PREFIX}${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
 } as const;
