@@ -32,10 +32,15 @@ export interface RecordedCall extends AwsCall {
 
 let sinkFile: string | undefined;
 
-/** Tests (test/support/record-aws-calls.ts) send every call to a JSONL file; nothing is recorded otherwise. */
-export const recordCallsTo = (file: string | undefined): void => {
+/**
+ * Tests (test/support/record-aws-calls.ts) send every call to a JSONL file; nothing is recorded
+ * otherwise. Returns the file calls went to before, so a test can put it back.
+ */
+export const recordCallsTo = (file: string | undefined): string | undefined => {
+  const previous = sinkFile;
   sinkFile = file;
   if (file) mkdirSync(dirname(file), { recursive: true });
+  return previous;
 };
 
 export const recording = (): boolean => sinkFile !== undefined;
