@@ -8,7 +8,10 @@ import { encryptionContextKeys, recordCall, settingHolding } from './recorder.ts
  * Calls `before` with a method's arguments ahead of each call of it. A proxy rather than a new
  * object, so the port stays what it was (same class, same fields) for code that looks at it.
  */
-const beforeEach = <T extends object>(target: T, hooks: { [K in keyof T]?: T[K] extends (...args: infer A) => unknown ? (...args: A) => void : never }): T =>
+/** One hook per method of the port's interface: a method added to a port does not compile until its call is recorded. */
+type Hooks<T> = { [K in keyof T]-?: T[K] extends (...args: infer A) => unknown ? (...args: A) => void : never };
+
+const beforeEach = <T extends object>(target: T, hooks: Hooks<T>): T =>
   new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
