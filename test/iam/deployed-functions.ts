@@ -37,6 +37,12 @@ export interface DeployedFunction {
   platformCalls: ResolvedCall[];
 }
 
+/**
+ * Lambdas aws-cdk-lib makes for itself and runs only while CloudFormation deploys (custom
+ * resource providers, AwsCustomResource, log retention): no handler of ours runs in them.
+ */
+const CDK_DEPLOY_TIME_FUNCTION = /CustomResourceProvider|^AWS679f53fac002430cb0da5b7982bd2287|^LogRetention[0-9a-f]{32}/;
+
 const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 /** Lambda's own use of a role for an event source mapping, by the kind of source. */
@@ -75,7 +81,7 @@ export const deployedFunctions = (template: Template): { functions: Map<string, 
     if (resource.Type !== 'AWS::Lambda::Function') continue;
     const name = resource.Metadata?.[FUNCTION_NAME_METADATA] as string | undefined;
     if (!name) {
-      unnamed.push(logicalId);
+      if (!CDK_DEPLOY_TIME_FUNCTION.test(logicalId)) unnamed.push(logicalId);
       continue;
     }
     const roleRef = resource.Properties.Role;
