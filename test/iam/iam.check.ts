@@ -11,7 +11,7 @@ import { synthTemplate } from './synth-template.ts';
 it('allows every recorded AWS call and grants nothing no call uses', async () => {
   const calls = recordedCalls();
   expect(calls.length, 'no AWS calls were recorded: run the whole suite first (npm test)').toBeGreaterThan(0);
-  const report = await checkCalls(synthTemplate(), calls);
+  const report = await checkCalls(await synthTemplate(), calls);
   console.log(summary(report));
   expect(report.problems, 'calls that could not be checked').toEqual([]);
   expect(report.denied.map(formatFinding), 'calls the deployed role would refuse').toEqual([]);

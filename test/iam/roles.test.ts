@@ -15,8 +15,8 @@ import type { Template } from './template-names.ts';
  * decisions that matter most, including calls no test may happen to make.
  */
 let template: Template;
-beforeAll(() => {
-  template = synthTemplate();
+beforeAll(async () => {
+  template = await synthTemplate();
 }, 180_000);
 
 const key = { kind: 'kms-key', setting: 'WEBHOOK_KMS_KEY_ID' } as const;

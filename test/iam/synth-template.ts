@@ -1,14 +1,17 @@
-import { App } from 'aws-cdk-lib';
-import { Template as Assertions } from 'aws-cdk-lib/assertions';
-import { DeliveryOpsStack, type DeliveryOpsStackProps } from '../../infra/stack.ts';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Template } from './template-names.ts';
 
+const main = fileURLToPath(new URL('./synth-template-main.ts', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
 /**
- * The stack's template as `cdk synth` makes it, without bundling the functions' code (the
- * policies do not depend on it, and bundling is most of the time a synth takes).
+ * The stack's template as `cdk synth` makes it (without bundling). Synthesized in a child
+ * process: a synth takes tens of seconds of CPU on a busy machine, and done in the test worker
+ * it would block the worker's messages to vitest for as long.
  */
-export const synthTemplate = (props: DeliveryOpsStackProps = {}): Template => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' }, ...props });
-  return Assertions.fromStack(stack).toJSON() as Template;
+export const synthTemplate = async (): Promise<Template> => {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout) as Template;
 };
