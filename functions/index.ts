@@ -1,4 +1,6 @@
 import type { AnyOperation } from '../shared/http/operation.ts';
+import { NO_TABLE, type TableAccess } from '../shared/table/access.ts';
+import { opsKeys } from '../shared/table/keys-operations.ts';
 import { assistantOperations } from './assistant/operations.ts';
 import { auditOperations } from './audit/operations.ts';
 import { fleetOperations } from './fleet/operations.ts';
@@ -23,18 +25,33 @@ export interface FunctionGroup {
    * route), with a 404 problem+json instead of API Gateway's own `{"message":"Not Found"}`.
    */
   catchAll?: boolean;
+  /** What the group's function does with the table; its role is granted exactly this. */
+  table: TableAccess;
 }
 
+/**
+ * Every authenticated request reads the membership (GetItem), counts the tenant's rate window
+ * (UpdateItem) and looks for an idempotent replay (GetItem); a change commits with PutItem and
+ * UpdateItem (TransactWriteItems is authorised per item).
+ */
+const requestPath = ['GetItem', 'PutItem', 'UpdateItem'] as const;
+
 export const functionGroups: FunctionGroup[] = [
-  { name: 'assistant', entry: 'functions/assistant/handler.ts', operations: assistantOperations },
-  { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations },
-  { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations },
-  { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations },
-  { name: 'field', entry: 'functions/field/handler.ts', operations: fieldOperations },
-  { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations },
-  { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations, catchAll: true },
-  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
-  { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations },
+  { name: 'assistant', entry: 'functions/assistant/handler.ts', operations: assistantOperations, table: { items: [...requestPath, 'Query'] } },
+  { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'] } },
+  { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations, table: { items: [...requestPath, 'Query'] } },
+  { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations, table: { items: [...requestPath, 'BatchGetItem'] } },
+  {
+    name: 'field',
+    entry: 'functions/field/handler.ts',
+    operations: fieldOperations,
+    table: { items: [...requestPath, 'BatchGetItem', 'Query', 'ConditionCheckItem'], queries: ['gsi1'] },
+  },
+  // Public: it reads tracking views by their token and can reach no tenant's items.
+  { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations, table: { items: ['GetItem'], partitions: [opsKeys.trackingView('*').pk] } },
+  { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations, table: NO_TABLE, catchAll: true },
+  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query'], queries: ['gsi1'] } },
+  { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations, table: { items: ['GetItem', 'UpdateItem', 'Query'], queries: ['gsi1', 'gsi2', 'gsi3'] } },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

@@ -1,4 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { TableAccess } from '../shared/table/access.ts';
 
 /**
  * The table stream's consumers: one Lambda each in the cloud (an event source mapping),
@@ -7,6 +8,8 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 export interface StreamConsumerGroup {
   name: string;
   entry: string;
+  /** What the consumer does with the table; its role is granted exactly this (stream reads come with the mapping). */
+  table: TableAccess;
   load(): Promise<(event: DynamoDBStreamEvent) => Promise<void | DynamoDBBatchResponse>>;
 }
 
@@ -14,11 +17,15 @@ export const streamConsumerGroups: StreamConsumerGroup[] = [
   {
     name: 'tracking-projection',
     entry: 'functions/tracking/consumer.ts',
+    // Reads orders, routes and their stops (gsi1: a route's orders), writes the views.
+    table: { items: ['GetItem', 'Query', 'PutItem'], queries: ['gsi1'] },
     load: async () => (await import('./tracking/consumer.ts')).handler,
   },
   {
     name: 'webhook-fan-out',
     entry: 'functions/webhooks/fan-out/handler.ts',
+    // Reads the tenant's destinations and a delivery, writes new deliveries.
+    table: { items: ['GetItem', 'Query', 'PutItem'] },
     load: async () => (await import('./webhooks/fan-out/handler.ts')).handler,
   },
 ];

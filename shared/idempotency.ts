@@ -30,7 +30,18 @@ interface StoredResponse {
   expiresAt: number;
 }
 
-const sealContext = (claim: IdempotencyClaim) => ({ tenantId: claim.tenantId, operationId: claim.operationId, key: claim.key });
+/**
+ * The KMS encryption context of a sealed response. The function's role may use the key only
+ * under exactly these keys (infra/constructs/webhook-pipeline.ts), and only this context lets it
+ * Decrypt: it can open its own replay records, never a stored signing secret.
+ */
+export const RESPONSE_SEAL_CONTEXT_KEYS = ['tenantId', 'operationId', 'key'] as const;
+
+export const responseSealContext = (claim: Pick<IdempotencyClaim, (typeof RESPONSE_SEAL_CONTEXT_KEYS)[number]>): Record<string, string> => ({
+  tenantId: claim.tenantId,
+  operationId: claim.operationId,
+  key: claim.key,
+});
 
 /** The answer to a repeated request, raised from inside the commit when another request won. */
 export class IdempotentReplay extends Error {
@@ -55,7 +66,7 @@ export const fingerprint = (method: string, path: string, body: unknown): string
 const replayOf = async (claim: IdempotencyClaim, stored: StoredResponse): Promise<ApiResult> => ({
   statusCode: stored.statusCode,
   headers: { ...stored.headers, 'idempotent-replayed': 'true' },
-  body: stored.sealed ? await unseal(ports().keys, JSON.parse(stored.body), sealContext(claim)) : stored.body,
+  body: stored.sealed ? await unseal(ports().keys, JSON.parse(stored.body), responseSealContext(claim)) : stored.body,
 });
 
 const resolve = (claim: IdempotencyClaim, stored: StoredResponse): Promise<ApiResult> => {
@@ -86,7 +97,7 @@ export const idempotencyWrite = async (claim: IdempotencyClaim, result: ApiResul
         fingerprint: claim.fingerprint,
         statusCode: result.statusCode,
         ...(claim.sealResponse
-          ? { sealed: true, body: JSON.stringify(await seal(ports().keys, result.body ?? '', sealContext(claim))) }
+          ? { sealed: true, body: JSON.stringify(await seal(ports().keys, result.body ?? '', responseSealContext(claim))) }
           : { body: result.body ?? '' }),
         headers: result.headers ?? {},
         expiresAt: epochSeconds(now) + IDEMPOTENCY_TTL_SECONDS,

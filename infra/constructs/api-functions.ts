@@ -30,6 +30,7 @@ export class ApiFunctions extends Construct {
     const byGroup = new Map<string, ServiceFunction>();
     for (const group of props.groups) {
       const fn = new ServiceFunction(this, pascal(group.name), {
+        name: group.name,
         entry: group.entry,
         environment: {
           TABLE_NAME: props.data.table.tableName,
@@ -40,7 +41,7 @@ export class ApiFunctions extends Construct {
         },
         reservedConcurrency: props.reservedConcurrency?.[group.name],
       });
-      props.data.grantItemAccess(fn.function);
+      props.data.grantAccess(fn.function, group.table);
       byGroup.set(group.name, fn);
     }
     this.byGroup = byGroup;

@@ -1,25 +1,9 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { Grant } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import type { TableAccess } from '../../shared/table/access.ts';
 import { tableDefinition } from '../../shared/table/definition.ts';
-
-/**
- * Item-level actions the request handlers use. TransactWriteItems and TransactGetItems are
- * authorised through these per-item actions, so they need no entry of their own. Scan, stream
- * reads and table management are left out on purpose.
- */
-const itemActions = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
 
 /** The single table, built from the same plain definition the local stack uses. */
 export class DataTable extends Construct {
@@ -53,15 +37,20 @@ export class DataTable extends Construct {
   }
 
   /**
-   * Item reads and writes on the table and on its named indexes. Narrower than
-   * `grantReadWriteData`, which adds Scan, stream reads and an `index/*` wildcard.
+   * Exactly the access a function's manifest entry declares: its item actions on the table, Query
+   * on the indexes it reads, and, if it names partitions, only items whose partition key matches
+   * them. Never Scan, stream reads or an `index/*` wildcard (grantReadWriteData gives all three).
    */
-  grantItemAccess(grantee: IGrantable): Grant {
+  grantAccess(grantee: IGrantable, access: TableAccess): void {
     const tableArn = this.table.tableArn;
-    return Grant.addToPrincipal({
-      grantee,
-      actions: itemActions,
-      resourceArns: [tableArn, ...tableDefinition.globalIndexes.map((index) => `${tableArn}/index/${index.indexName}`)],
-    });
+    const conditions = access.partitions ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...access.partitions] } } : undefined;
+    if (access.items.length > 0) {
+      grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: access.items.map((a) => `dynamodb:${a}`), resources: [tableArn], conditions }));
+    }
+    if (access.queries?.length) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['dynamodb:Query'], resources: access.queries.map((index) => `${tableArn}/index/${index}`), conditions }),
+      );
+    }
   }
 }

@@ -32,6 +32,7 @@ export class OriginSecret extends Construct {
       generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
     });
     this.rotation = new ServiceFunction(this, 'Rotation', {
+      name: 'origin-secret-rotation',
       entry: 'functions/edge/origin-secret-rotation.ts',
       environment: { POWERTOOLS_SERVICE_NAME: props.serviceName },
       // Waits 15 s between promotion and the CloudFront update.

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -10,7 +10,15 @@ import { Construct } from 'constructs';
 /** The repository root: entries in the function manifest are relative to it. */
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
+/** Template metadata key of each function's manifest name (test/iam reads it). */
+export const FUNCTION_NAME_METADATA = 'delivery-ops:function';
+
 export interface ServiceFunctionProps {
+  /**
+   * The function's name in the manifests (an endpoint group, a stream consumer, a job). The
+   * local stack invokes its handler under this name, and the IAM check finds its role by it.
+   */
+  name: string;
   /** Handler module relative to the project root; it exports `handler`. */
   entry: string;
   environment: Record<string, string>;
@@ -75,6 +83,8 @@ export class ServiceFunction extends Construct {
         externalModules: [],
       },
     });
+
+    (this.function.node.defaultChild as CfnFunction).addMetadata(FUNCTION_NAME_METADATA, props.name);
 
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -29,11 +29,12 @@ export class TrackingProjection extends Construct {
     const group = streamConsumerGroups.find((g) => g.name === 'tracking-projection');
     if (!group) throw new Error('functions/stream-consumers.ts has no "tracking-projection" consumer');
     this.projector = new ServiceFunction(this, 'Projector', {
+      name: group.name,
       entry: group.entry,
       environment: { TABLE_NAME: props.data.table.tableName, POWERTOOLS_SERVICE_NAME: props.serviceName },
       timeout: Duration.seconds(60),
     });
-    props.data.grantItemAccess(this.projector.function);
+    props.data.grantAccess(this.projector.function, group.table);
     Validations.of(this.projector.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Besides X-Ray, the stream mapping needs dynamodb:ListStreams, which has no resource-level permissions; stream reads are limited to the table stream.',

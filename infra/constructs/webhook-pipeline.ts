@@ -8,8 +8,10 @@ import { CfnFunction, FilterCriteria, FilterRule, StartingPosition, type IFuncti
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
+import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
 import type { DataTable } from './data-table.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -18,7 +20,7 @@ import type { WebhookQueue } from './webhook-queue.ts';
 export interface WebhookPipelineProps {
   data: DataTable;
   transport: WebhookQueue;
-  /** The webhooks endpoint group's function: it seals secrets, so it gets the ports and GenerateDataKey. */
+  /** The webhooks endpoint group's function: it seals secrets and replays sealed answers, so it gets the ports and the key. */
   apiFunction?: ServiceFunction;
   serviceName: string;
   /** Upper bound of parallel attempts, so a burst cannot take the account's whole concurrency. @default 20 */
@@ -28,8 +30,8 @@ export interface WebhookPipelineProps {
 /** How cdk-nag spells a value in a finding id: the value itself, or `<Pseudo::Parameter>` while a token. */
 const nagName = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
 
-/** The context `functions/webhooks/endpoint-record.ts` seals each secret's data key under. */
-const SEAL_CONTEXT_KEYS = ['tenantId', 'endpointId', 'secretId'];
+/** The context `functions/webhooks/endpoint-record.ts` seals each signing secret's data key under. */
+const SECRET_SEAL_CONTEXT_KEYS = ['tenantId', 'endpointId', 'secretId'];
 
 /**
  * The delivery pipeline of decisions 5: the table stream triggers the fan-out, which sends new
@@ -70,8 +72,8 @@ export class WebhookPipeline extends Construct {
     // ---- fan-out: table stream -> deliveries -> attempts queue
     const fanOutGroup = streamConsumerGroups.find((group) => group.name === 'webhook-fan-out');
     if (!fanOutGroup) throw new Error('functions/stream-consumers.ts has no "webhook-fan-out" consumer');
-    this.fanOut = new ServiceFunction(this, 'FanOut', { entry: fanOutGroup.entry, environment, timeout: Duration.seconds(60) });
-    data.grantItemAccess(this.fanOut.function);
+    this.fanOut = new ServiceFunction(this, 'FanOut', { name: fanOutGroup.name, entry: fanOutGroup.entry, environment, timeout: Duration.seconds(60) });
+    data.grantAccess(this.fanOut.function, fanOutGroup.table);
     this.allowSend(this.fanOut, transport.queue);
 
     // The finding is already acknowledged for X-Ray in ServiceFunction; this role has a second cause.
@@ -124,11 +126,11 @@ export class WebhookPipeline extends Construct {
     const workerTimeout = Duration.seconds(30);
     const visibility = (transport.queue.node.defaultChild as CfnQueue).visibilityTimeout ?? 30;
     if (workerTimeout.toSeconds() >= visibility) throw new Error(`the worker's timeout must stay below the attempts queue's visibility timeout (${visibility} s)`);
-    this.worker = new ServiceFunction(this, 'Worker', { entry: 'functions/webhooks/worker/handler.ts', environment, timeout: workerTimeout });
+    this.worker = new ServiceFunction(this, 'Worker', { name: webhookWorker.name, entry: webhookWorker.entry, environment, timeout: workerTimeout });
     (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
-    data.grantItemAccess(this.worker.function);
+    data.grantAccess(this.worker.function, webhookWorker.table);
     this.allowSend(this.worker, transport.queue);
-    this.worker.role.addToPrincipalPolicy(this.keyUse('kms:Decrypt'));
+    this.worker.role.addToPrincipalPolicy(this.keyUse(['kms:Decrypt'], SECRET_SEAL_CONTEXT_KEYS));
     this.worker.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule'],
@@ -159,12 +161,13 @@ export class WebhookPipeline extends Construct {
 
     // ---- sweeper: every minute, overdue deliveries back on the queue
     this.sweeper = new ServiceFunction(this, 'Sweeper', {
-      entry: 'functions/webhooks/sweeper/handler.ts',
+      name: webhookSweeper.name,
+      entry: webhookSweeper.entry,
       environment,
       // Finished before the next run starts.
       timeout: Duration.seconds(50),
     });
-    data.grantItemAccess(this.sweeper.function);
+    data.grantAccess(this.sweeper.function, webhookSweeper.table);
     this.allowSend(this.sweeper, transport.queue);
     // A failed run is repeated by the next one a minute later; async retries would only overlap it.
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0 });
@@ -175,15 +178,18 @@ export class WebhookPipeline extends Construct {
     });
 
     this.functions = new Map([
-      ['webhook-fan-out', this.fanOut.function],
-      ['webhook-worker', this.worker.function],
-      ['webhook-sweeper', this.sweeper.function],
+      [fanOutGroup.name, this.fanOut.function],
+      [webhookWorker.name, this.worker.function],
+      [webhookSweeper.name, this.sweeper.function],
     ]);
 
     // ---- the webhooks API function seals new secrets
     if (props.apiFunction) {
       for (const [name, value] of Object.entries(this.portsEnvironment(transport))) props.apiFunction.function.addEnvironment(name, value);
-      props.apiFunction.role.addToPrincipalPolicy(this.keyUse('kms:GenerateDataKey'));
+      // New signing secrets are sealed; opening them is the worker's alone.
+      props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey'], SECRET_SEAL_CONTEXT_KEYS));
+      // The idempotency record of an answer that reveals a secret is sealed too, and a replay opens it.
+      props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS]));
     }
 
     // The worker re-queues with delays up to the SQS maximum; if SQS counts that wait in the
@@ -214,14 +220,14 @@ export class WebhookPipeline extends Construct {
     fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
   }
 
-  /** Only under the context a secret is sealed with: exactly these keys, each one present. */
-  private keyUse(action: string): PolicyStatement {
+  /** Only under one seal context: exactly these keys, each one present. */
+  private keyUse(actions: string[], contextKeys: readonly string[]): PolicyStatement {
     return new PolicyStatement({
-      actions: [action],
+      actions,
       resources: [this.key.keyArn],
       conditions: {
-        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': SEAL_CONTEXT_KEYS },
-        Null: Object.fromEntries(SEAL_CONTEXT_KEYS.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': contextKeys },
+        Null: Object.fromEntries(contextKeys.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
       },
     });
   }

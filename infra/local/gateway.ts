@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionGroup } from '../../functions/index.ts';
+import { runAs } from '../../shared/aws-calls/identity.ts';
 import { routeKey } from '../../shared/http/operation.ts';
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -190,7 +191,8 @@ export class LocalGateway {
       succeed: () => undefined,
     } as Context;
     const handler = await this.handlerOf(route.group);
-    const result = await handler(event, context);
+    // Each group is its own Lambda with its own role in the cloud; its AWS calls are checked against it.
+    const result = await runAs(route.group.name, () => handler(event, context));
     const responseHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
     if (result.cookies?.length) responseHeaders['set-cookie'] = result.cookies;
     const payload = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionGroups } from '../../functions/index.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
+import { invokedAs } from '../../shared/aws-calls/identity.ts';
 import { resetTokenVerifier } from '../../shared/auth/token-verifier.ts';
 import { resetTableClient } from '../../shared/table/client.ts';
 import { outboxReplayRoute } from './outbox-replay-route.ts';
@@ -102,7 +103,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
 
   const webhooks = await startLocalWebhooks({ keyDir: runtimeDir });
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
-  for (const group of streamConsumerGroups) consumers[group.name] = await group.load();
+  // Each consumer is its own Lambda in the cloud (an event source mapping each).
+  for (const group of streamConsumerGroups) consumers[group.name] = invokedAs(group.name, await group.load());
   const checkpoints = inMemory ? memoryCheckpoints() : fileCheckpoints(join(runtimeDir, 'stream-positions.json'));
   const reader = new StreamReader(dynamoEndpoint, streamArn, consumers, checkpoints, {
     onError: options.onStreamError ?? ((name, error) => console.error(`stream consumer ${name} failed:`, (error as Error).message)),

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
+import { invokedAs } from '../../shared/aws-calls/identity.ts';
 import { LocalKeyService } from '../../shared/ports/key-service.ts';
 import { resetPorts, setPorts } from '../../shared/ports/registry.ts';
 import { LocalQueue } from './stand-ins/local-queue.ts';
@@ -18,8 +20,9 @@ export interface LocalWebhooks {
  * back on that queue, KMS replaced by a key file, and the sweeper's one-minute schedule.
  */
 export const startLocalWebhooks = async (options: { keyDir: string }): Promise<LocalWebhooks> => {
-  const { handler: worker } = await import('../../functions/webhooks/worker/handler.ts');
-  const { sweep } = await import('../../functions/webhooks/sweeper/handler.ts');
+  // As their own Lambdas would run them: the worker per queue batch, the sweeper per tick.
+  const worker = invokedAs(webhookWorker.name, (await import('../../functions/webhooks/worker/handler.ts')).handler);
+  const sweep = invokedAs(webhookSweeper.name, (await import('../../functions/webhooks/sweeper/handler.ts')).sweep);
   const queue = new LocalQueue({ consumer: worker, batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 });
   const scheduler = new LocalScheduler({ queue });
   setPorts({ queue, scheduler, keys: new LocalKeyService({ keyFile: join(options.keyDir, 'webhook-secrets.key') }) });

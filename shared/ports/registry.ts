@@ -2,6 +2,8 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { recordingKeys, recordingQueue, recordingScheduler } from '../aws-calls/port-calls.ts';
+import { recording } from '../aws-calls/recorder.ts';
 import { KmsKeyService, LocalKeyService, type KeyService } from './key-service.ts';
 import { SqsQueue, type QueuePort } from './queue.ts';
 import { EventBridgeScheduler, type SchedulerPort } from './scheduler.ts';
@@ -65,8 +67,12 @@ const fromEnv = (): Ports => {
  * WEBHOOK_KMS_KEY_ID or WEBHOOK_LOCAL_KEY_FILE); locally, the stand-ins setPorts installed.
  */
 export function ports(): Ports {
-  return (built ??= fromEnv());
+  return (built ??= withRecording(fromEnv()));
 }
+
+/** In a test run every port call is recorded for the IAM check; in the cloud nothing is added. */
+const withRecording = (p: Ports): Ports =>
+  recording() ? { queue: recordingQueue(p.queue), scheduler: recordingScheduler(p.scheduler), keys: recordingKeys(p.keys) } : p;
 
 /** Replaces some ports; the others still come from the environment, on the next ports() call. */
 export function setPorts(next: Partial<Ports>): void {

@@ -1,5 +1,7 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { recordingSecrets } from '../aws-calls/port-calls.ts';
+import { recording } from '../aws-calls/recorder.ts';
 
 /** A stage of a rotating secret, as Secrets Manager names them. */
 export type SecretStage = 'AWSCURRENT' | 'AWSPREVIOUS';
@@ -79,9 +81,16 @@ export class LocalSecrets implements SecretsPort {
 }
 
 let current: SecretsPort | undefined;
+let recorded: { port: SecretsPort; recording: SecretsPort } | undefined;
 
 /** Module scope: one Secrets Manager client per container unless a stand-in was installed. */
-export const secrets = (): SecretsPort => (current ??= new SecretsManagerSecrets());
+export const secrets = (): SecretsPort => {
+  const port = (current ??= new SecretsManagerSecrets());
+  if (!recording()) return port;
+  // In a test run every read is recorded for the IAM check; in the cloud nothing is added.
+  if (recorded?.port !== port) recorded = { port, recording: recordingSecrets(port) };
+  return recorded.recording;
+};
 
 /** The local stack and the tests install `LocalSecrets`; `undefined` goes back to the AWS adapter. */
 export const setSecrets = (port: SecretsPort | undefined): void => {

@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { recordDynamoDbCalls } from '../aws-calls/dynamodb-calls.ts';
+import { recording } from '../aws-calls/recorder.ts';
 import { config } from '../config.ts';
 
 const makeClient = (): DynamoDBDocumentClient => {
@@ -13,6 +15,8 @@ const makeClient = (): DynamoDBDocumentClient => {
     // Short timeouts turn an unreachable table into a quick 503 instead of a Lambda timeout.
     requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }),
   });
+  // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
+  if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);
   return DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

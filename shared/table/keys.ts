@@ -9,6 +9,8 @@ export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 export const DUE_SHARDS = 4;
 /** How many partitions each hour of the outbox-by-time index is spread over. */
 export const OUTBOX_SHARDS = 4;
+/** The due index's partitions are `DUE#<shard>`. */
+export const DUE_PARTITION_PREFIX = 'DUE#';
 
 export const keys = {
   tenant: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'TENANT' }),
@@ -55,7 +57,7 @@ export const keys = {
    * nextAttemptAt) or being attempted (due when its lease ends), removed once it settles; spread
    * over a few partitions so that busy tenants do not write one hot key.
    */
-  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `DUE#${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
+  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `${DUE_PARTITION_PREFIX}${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**

@@ -8,6 +8,7 @@ import { putTenant } from '../../shared/tenancy/tenants.ts';
 import { newId } from '../../shared/ids.ts';
 import { call } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
+import { OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 
 // A company's own identity provider, trusted through OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_FILE.
 const issuer = 'https://login.andes-distribucion.cl/realms/ops';
@@ -31,8 +32,10 @@ const token = (subject: string, options: { iss?: string; aud?: string } = {}) =>
 describe('a deployment that trusts another issuer', () => {
   const tenantId = newId();
   beforeAll(async () => {
-    await putTenant({ id: tenantId, name: 'Andes Distribución' });
-    await putMember({ tenantId, subject: 'maria@andes', role: 'admin', firstName: 'María' });
+    await runAs(OPERATOR, async () => {
+      await putTenant({ id: tenantId, name: 'Andes Distribución' });
+      await putMember({ tenantId, subject: 'maria@andes', role: 'admin', firstName: 'María' });
+    });
   });
 
   it('accepts that issuer’s tokens and refuses the built-in dev issuer’s and a wrong audience', async () => {

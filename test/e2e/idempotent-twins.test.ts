@@ -10,7 +10,7 @@ import { useLocalStack } from '../support/stack.ts';
 const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' } });
 const receiver = new Receiver();
 // A second gateway in front of the same table whose rotation waits where the test says.
-const paused = new LocalGateway([{ name: 'webhooks', entry: 'test/support/paused-handler.ts', operations: [pausedRotation] }]);
+const paused = new LocalGateway([{ name: 'webhooks', entry: 'test/support/paused-handler.ts', operations: [pausedRotation], table: { items: ['GetItem', 'PutItem', 'UpdateItem'] } }]);
 let pausedStack: LocalStack;
 let tenant: TestTenant;
 let admin: TestMember;

@@ -3,6 +3,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryOpsStack } from '../../infra/stack.ts';
+import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
 import { synthesize, type Resource, type Synthesized } from './synth.ts';
 
 // One synthesis (with esbuild bundling every function) shared by all tests.
@@ -29,10 +30,15 @@ const statementsOf = (roleId: string): Statement[] =>
 const allowing = (roleId: string, action: string) => statementsOf(roleId).filter((s) => [s.Action].flat().includes(action));
 const roleOf = (fn: { role: IConstruct }) => logicalId(fn.role);
 
-const sealContext = {
-  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['tenantId', 'endpointId', 'secretId'] },
-  Null: { 'kms:EncryptionContext:tenantId': 'false', 'kms:EncryptionContext:endpointId': 'false', 'kms:EncryptionContext:secretId': 'false' },
-};
+/** Exactly these context keys, each present. */
+const contextCondition = (keys: string[]) => ({
+  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': keys },
+  Null: Object.fromEntries(keys.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+});
+/** What endpoint-record.ts seals a signing secret under. */
+const sealContext = contextCondition(['tenantId', 'endpointId', 'secretId']);
+/** What shared/idempotency.ts seals a secret-revealing answer under. */
+const responseContext = contextCondition([...RESPONSE_SEAL_CONTEXT_KEYS]);
 const portsEnv = ['WEBHOOK_QUEUE_URL', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_SCHEDULE_GROUP', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_KMS_KEY_ID'];
 
 describe('secrets key', () => {
@@ -42,10 +48,13 @@ describe('secrets key', () => {
     expect(key.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets the webhooks API function GenerateDataKey and not Decrypt, under the seal context', () => {
+  it('lets the webhooks API function seal secrets, seal and replay answers that reveal one, and open no stored secret', () => {
     const role = roleOf(stack.functions.byGroup.get('webhooks')!);
-    expect(allowing(role, 'kms:GenerateDataKey')).toEqual([expect.objectContaining({ Effect: 'Allow', Condition: sealContext })]);
-    expect(allowing(role, 'kms:Decrypt')).toEqual([]);
+    expect(allowing(role, 'kms:GenerateDataKey')).toEqual([
+      expect.objectContaining({ Effect: 'Allow', Condition: sealContext }),
+      expect.objectContaining({ Effect: 'Allow', Condition: responseContext }),
+    ]);
+    expect(allowing(role, 'kms:Decrypt')).toEqual([expect.objectContaining({ Effect: 'Allow', Condition: responseContext })]);
     expect(statementsOf(role).some((s) => [s.Action].flat().some((a) => a.startsWith('sqs:')))).toBe(false);
   });
 

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '../../infra/local/create-table.ts';
 import { StreamReader } from '../../infra/local/stream-reader.ts';
 import { resetTableClient, table } from '../../shared/table/client.ts';
+import { OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 
 const waitFor = async (check: () => boolean, ms = 10_000) => {
   const deadline = Date.now() + ms;
@@ -41,10 +42,13 @@ describe('local stream reader (DynamoDB Local streams)', () => {
     }, undefined, { onError: () => undefined });
     readers.push(reader);
     reader.start();
-    for (let n = 1; n <= 5; n++) {
-      await table().send(new PutCommand({ TableName: tableName, Item: { pk: `ITEM#${n}`, sk: 'X', n } }));
-    }
-    await table().send(new PutCommand({ TableName: tableName, Item: { pk: 'ITEM#1', sk: 'X', n: 100 } }));
+    // The test's own writes, not a function's.
+    await runAs(OPERATOR, async () => {
+      for (let n = 1; n <= 5; n++) {
+        await table().send(new PutCommand({ TableName: tableName, Item: { pk: `ITEM#${n}`, sk: 'X', n } }));
+      }
+      await table().send(new PutCommand({ TableName: tableName, Item: { pk: 'ITEM#1', sk: 'X', n: 100 } }));
+    });
     await waitFor(() => seenByA.length >= 6 && seenByB.length >= 6);
     expect(seenByA.map((r) => r.eventName)).toEqual(['INSERT', 'INSERT', 'INSERT', 'INSERT', 'INSERT', 'MODIFY']);
     expect(seenByA[5].dynamodb?.OldImage?.n).toEqual({ N: '1' });

@@ -6,6 +6,7 @@ import { newId } from '../../shared/ids.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { resetTableClient, table, tableName } from '../../shared/table/client.ts';
 import { getTenant, putTenant } from '../../shared/tenancy/tenants.ts';
+import { OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 
 describe('tenants', () => {
   beforeAll(async () => {
@@ -15,7 +16,8 @@ describe('tenants', () => {
     resetTableClient();
   });
 
-  it('keeps settings that `tenants create` does not name when it runs again', async () => {
+  // The admin command's functions, run as the operator who runs `npm run admin`.
+  it('keeps settings that `tenants create` does not name when it runs again', () => runAs(OPERATOR, async () => {
     const id = newId();
     await putTenant({ id, name: 'Frutas del Maule', timeZone: 'America/Punta_Arenas' });
     await table().send(
@@ -23,5 +25,5 @@ describe('tenants', () => {
     );
     await putTenant({ id, name: 'Frutas del Maule SpA' });
     expect(await getTenant(id)).toMatchObject({ name: 'Frutas del Maule SpA', timeZone: 'America/Punta_Arenas', tracking: { speedKmh: 40, minutesPerStop: 8 } });
-  });
+  }));
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LocalStack } from '../../infra/local/stack.ts';
+import { OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 import type { Role } from '../../shared/auth/roles.ts';
 import { newId } from '../../shared/ids.ts';
 import { putMember, type Member } from '../../shared/tenancy/members.ts';
@@ -54,13 +55,14 @@ export class TestTenant {
 
   static async create(stack: LocalStack, name = 'Comercial Los Andes SpA', timeZone?: string): Promise<TestTenant> {
     const tenant = new TestTenant(stack);
-    await putTenant({ id: tenant.id, name, timeZone });
+    // Seed data is made as `npm run admin` makes it: by an operator, not by a function.
+    await runAs(OPERATOR, () => putTenant({ id: tenant.id, name, timeZone }));
     return tenant;
   }
 
   async member(role: Role, options: { firstName?: string; mfa?: boolean } = {}): Promise<TestMember> {
     const subject = `${role}-${randomUUID()}`;
-    const member = await putMember({ tenantId: this.id, subject, role, firstName: options.firstName ?? 'Ana' });
+    const member = await runAs(OPERATOR, () => putMember({ tenantId: this.id, subject, role, firstName: options.firstName ?? 'Ana' }));
     const token = await this.stack.devIssuer.mint({ subject, mfa: options.mfa ?? false });
     return { ...member, token };
   }

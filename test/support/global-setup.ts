@@ -1,9 +1,11 @@
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { startCallRecording } from './aws-calls-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    awsCallsDir: string;
   }
 }
 
@@ -11,6 +13,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const dynamo = await startDynamoDbLocal();
   project.provide('dynamoEndpoint', dynamo.endpoint);
+  // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
+  project.provide('awsCallsDir', startCallRecording());
   return async () => {
     await dynamo.stop();
   };

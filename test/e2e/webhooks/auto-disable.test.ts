@@ -8,6 +8,7 @@ import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
+import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 
 const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '0,0,0,0,0,0,0' } });
 const receiver = new Receiver();
@@ -24,7 +25,7 @@ afterAll(() => receiver.stop());
 /** An order event as an operation would write it: an outbox item in its own transaction. */
 const emitOrderCreated = async () => {
   const { event, write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${Date.now()}`, state: 'pending' }, new Date());
-  await commit([write]);
+  await runAs(OPERATOR, () => commit([write]));
   return event;
 };
 

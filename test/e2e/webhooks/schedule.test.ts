@@ -6,6 +6,7 @@ import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
+import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 
 // Short delays; the 2 s ones exceed the queue limit set here, so they go through the Scheduler.
 const delays = [1, 1, 2, 1, 2, 1, 1];
@@ -129,11 +130,13 @@ describe('delivery log', () => {
     const expiredId = uuidv7({ msecs: Date.now() - 31 * 86_400_000 });
     expect((await getDelivery(expiredId)).status).toBe(410);
     const lingering = uuidv7({ msecs: Date.now() - 31 * 86_400_000 });
-    await table().send(
+    await runAs(OPERATOR, () =>
+      table().send(
       new PutCommand({
         TableName: tableName(),
         Item: { ...keys.delivery(tenant.id, lingering), entity: 'delivery', deliveryId: lingering, tenantId: tenant.id, expiresAt: Math.floor(Date.now() / 1000) - 60 },
       }),
+      ),
     );
     const gone = await getDelivery(lingering);
     expect(gone.status).toBe(410);

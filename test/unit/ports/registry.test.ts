@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KmsKeyService, LocalKeyService } from '../../../shared/ports/key-service.ts';
 import { SqsQueue, type QueuePort } from '../../../shared/ports/queue.ts';
 import { ports, resetPorts, setPorts } from '../../../shared/ports/registry.ts';
 import { EventBridgeScheduler } from '../../../shared/ports/scheduler.ts';
+import { recordCallsTo } from '../../../shared/aws-calls/recorder.ts';
 
 const NAMES = ['WEBHOOK_QUEUE_URL', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_SCHEDULE_GROUP', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_KMS_KEY_ID', 'WEBHOOK_LOCAL_KEY_FILE'];
 const saved = Object.fromEntries(NAMES.map((n) => [n, process.env[n]]));
@@ -19,6 +20,15 @@ const cloud = {
   WEBHOOK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/webhook-scheduler',
   WEBHOOK_KMS_KEY_ID: 'alias/webhook-secrets',
 };
+
+// These tests look at the ports as built; the test run's call recording would wrap them.
+let runSink: string | undefined;
+beforeAll(() => {
+  runSink = recordCallsTo(undefined);
+});
+afterAll(() => {
+  recordCallsTo(runSink);
+});
 
 afterEach(() => {
   resetPorts();

@@ -1,0 +1,32 @@
+import type { TableAccess } from '../shared/table/access.ts';
+import { DUE_PARTITION_PREFIX } from '../shared/table/keys.ts';
+
+/**
+ * Functions that no route and no table stream invoke: a queue's consumer, a scheduled job.
+ * The CDK stack makes one Lambda each under `name`; the local stack's stand-ins invoke the same
+ * handler as `name`, so the IAM check holds their AWS calls against that Lambda's role.
+ */
+export interface JobFunction {
+  name: string;
+  /** The handler module, relative to the project root; it exports `handler`. */
+  entry: string;
+  /** What the job does with the table; its role is granted exactly this. */
+  table: TableAccess;
+}
+
+export const webhookWorker: JobFunction = {
+  name: 'webhook-worker',
+  entry: 'functions/webhooks/worker/handler.ts',
+  // Claims and records attempts on the delivery and its destination; gsi1 for the destination's
+  // latest deliveries; auto-disable gives back the destination's URL guard and writes its audit entry.
+  table: { items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], queries: ['gsi1'] },
+};
+
+export const webhookSweeper: JobFunction = {
+  name: 'webhook-sweeper',
+  entry: 'functions/webhooks/sweeper/handler.ts',
+  // The due index's shards, to read which deliveries are overdue, and the audit log, where each resend is entered.
+  table: { items: ['PutItem'], queries: ['gsi2'], partitions: [`${DUE_PARTITION_PREFIX}*`, 'T#*#AUDIT'] },
+};
+
+export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper];

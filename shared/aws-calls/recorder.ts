@@ -1,0 +1,65 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { currentFunction } from './identity.ts';
+
+/**
+ * A resource as the deployed function would name it. Locally names differ (a table per test
+ * file, no queue URL, a key file instead of a KMS key), so a resource is recorded by the setting
+ * the function reads it from; the check resolves that setting from the function's environment
+ * in the synthesized template. `name` is used when no setting holds the value.
+ */
+export interface RecordedResource {
+  kind: 'dynamodb-table' | 'sqs-queue' | 'kms-key' | 'scheduler-schedule' | 'iam-role' | 'secret';
+  setting?: string;
+  name?: string;
+  /** dynamodb-table: an index (`<table ARN>/index/<index>`). */
+  index?: string;
+  /** scheduler-schedule: the schedule's name inside the group the setting names. */
+  schedule?: string;
+}
+
+export interface AwsCall {
+  action: string;
+  resource: RecordedResource;
+  /** IAM condition context: `kms:EncryptionContext:<k>`, `kms:EncryptionContextKeys`, `dynamodb:LeadingKeys`, ... */
+  context?: Record<string, string | string[]>;
+}
+
+export interface RecordedCall extends AwsCall {
+  /** The function the call ran as; undefined when no invoker said (a failure of the check). */
+  fn?: string;
+}
+
+let sinkFile: string | undefined;
+
+/**
+ * Tests (test/support/record-aws-calls.ts) send every call to a JSONL file; nothing is recorded
+ * otherwise. Returns the file calls went to before, so a test can put it back.
+ */
+export const recordCallsTo = (file: string | undefined): string | undefined => {
+  const previous = sinkFile;
+  sinkFile = file;
+  if (file) mkdirSync(dirname(file), { recursive: true });
+  return previous;
+};
+
+export const recording = (): boolean => sinkFile !== undefined;
+
+export const recordCall = (call: AwsCall): void => {
+  if (!sinkFile) return;
+  const line: RecordedCall = { fn: currentFunction(), ...call };
+  // One short line per append: O_APPEND keeps lines of parallel writers whole.
+  appendFileSync(sinkFile, `${JSON.stringify(line)}\n`);
+};
+
+/** The setting (environment variable) whose value is `value`, if any: how the cloud code found it. */
+export const settingHolding = (value: string, preferred: string[] = []): string | undefined => {
+  for (const name of preferred) if (process.env[name] === value) return name;
+  return Object.keys(process.env).find((name) => process.env[name] === value);
+};
+
+/** `kms:EncryptionContext:<k>` for each pair, plus `kms:EncryptionContextKeys`, as KMS sets them. */
+export const encryptionContextKeys = (context: Record<string, string>): Record<string, string | string[]> => ({
+  ...Object.fromEntries(Object.entries(context).map(([k, v]) => [`kms:EncryptionContext:${k}`, v])),
+  'kms:EncryptionContextKeys': Object.keys(context),
+});

@@ -1,0 +1,109 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
+import { OPERATOR } from '../../shared/aws-calls/identity.ts';
+import { encryptionContextKeys, type RecordedCall } from '../../shared/aws-calls/recorder.ts';
+import { responseSealContext } from '../../shared/idempotency.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { checkCalls, formatFinding } from './evaluate.ts';
+import { synthTemplate } from './synth-template.ts';
+import type { Template } from './template-names.ts';
+
+/**
+ * The roles `cdk synth` gives, evaluated offline against calls shaped exactly as the recorder
+ * writes them. The whole-run check (iam.check.ts) covers what the tests did; these pin the
+ * decisions that matter most, including calls no test may happen to make.
+ */
+let template: Template;
+beforeAll(async () => {
+  template = await synthTemplate();
+}, 180_000);
+
+const key = { kind: 'kms-key', setting: 'WEBHOOK_KMS_KEY_ID' } as const;
+const table = { kind: 'dynamodb-table', setting: 'TABLE_NAME' } as const;
+const secretContext = { tenantId: 't1', endpointId: 'e1', secretId: 's1' };
+const answerContext = responseSealContext({ tenantId: 't1', operationId: 'createWebhookEndpoint', key: 'k1' });
+
+const denied = async (calls: RecordedCall[]) => (await checkCalls(template, calls)).denied.map(formatFinding);
+
+describe('the webhook secrets key', () => {
+  it('lets the webhooks function seal a new secret, and seal and replay the answer that reveals it', async () => {
+    expect(
+      await denied([
+        { fn: 'webhooks', action: 'kms:GenerateDataKey', resource: key, context: encryptionContextKeys(secretContext) },
+        { fn: 'webhooks', action: 'kms:GenerateDataKey', resource: key, context: encryptionContextKeys(answerContext) },
+        { fn: 'webhooks', action: 'kms:Decrypt', resource: key, context: encryptionContextKeys(answerContext) },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('does not let the webhooks function open a stored signing secret, nor the worker a replay record', async () => {
+    const refused = await denied([
+      { fn: 'webhooks', action: 'kms:Decrypt', resource: key, context: encryptionContextKeys(secretContext) },
+      { fn: webhookWorker.name, action: 'kms:Decrypt', resource: key, context: encryptionContextKeys(answerContext) },
+    ]);
+    expect(refused).toHaveLength(2);
+  });
+
+  it('refuses a context with a key more or a key less than a seal context', async () => {
+    const refused = await denied([
+      { fn: webhookWorker.name, action: 'kms:Decrypt', resource: key, context: encryptionContextKeys({ ...secretContext, extra: 'x' }) },
+      { fn: webhookWorker.name, action: 'kms:Decrypt', resource: key, context: encryptionContextKeys({ tenantId: 't1', endpointId: 'e1' }) },
+      { fn: webhookWorker.name, action: 'kms:Decrypt', resource: key, context: {} },
+    ]);
+    expect(refused).toHaveLength(3);
+  });
+});
+
+describe('table access', () => {
+  it('lets the public tracking function read tracking views and nothing else', async () => {
+    const view = opsKeys.trackingView('tok').pk;
+    expect(await denied([{ fn: 'tracking', action: 'dynamodb:GetItem', resource: table, context: { 'dynamodb:LeadingKeys': [view] } }])).toEqual([]);
+    const refused = await denied([
+      { fn: 'tracking', action: 'dynamodb:GetItem', resource: table, context: { 'dynamodb:LeadingKeys': [keys.tenant('t1').pk] } },
+      { fn: 'tracking', action: 'dynamodb:PutItem', resource: table, context: { 'dynamodb:LeadingKeys': [view] } },
+      { fn: 'tracking', action: 'dynamodb:Query', resource: { ...table, index: 'gsi1' }, context: { 'dynamodb:LeadingKeys': ['MEMBER#x'] } },
+    ]);
+    expect(refused).toHaveLength(3);
+  });
+
+  it('lets the sweeper query the due index and write nothing', async () => {
+    expect(await denied([{ fn: webhookSweeper.name, action: 'dynamodb:Query', resource: { ...table, index: 'gsi2' } }])).toEqual([]);
+    const refused = await denied(
+      ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'].map((a) => ({ fn: webhookSweeper.name, action: `dynamodb:${a}`, resource: table })),
+    );
+    expect(refused).toHaveLength(5);
+  });
+
+  it('grants no function Scan, nor a table another setting names', async () => {
+    const refused = await denied([
+      { fn: 'orders', action: 'dynamodb:Scan', resource: table },
+      { fn: 'orders', action: 'dynamodb:GetItem', resource: { kind: 'dynamodb-table', name: 'another-table' } },
+    ]);
+    expect(refused).toHaveLength(2);
+  });
+});
+
+describe('the check itself', () => {
+  it('cannot pass a call made as no function, or as a function the stack does not have', async () => {
+    const report = await checkCalls(template, [
+      { action: 'dynamodb:GetItem', resource: table },
+      { fn: 'audit', action: 'dynamodb:GetItem', resource: table },
+      { fn: 'tracking', action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'WEBHOOK_QUEUE_URL' } },
+    ]);
+    expect(report.problems).toEqual([
+      expect.stringContaining('ran as no function'),
+      expect.stringContaining('the stack has no function of that name'),
+      expect.stringContaining('tracking reads WEBHOOK_QUEUE_URL for sqs:SendMessage, but its deployment does not set it'),
+    ]);
+  });
+
+  it('reports grants no call used, but not what Lambda itself does with a role, nor operator calls', async () => {
+    const report = await checkCalls(template, [{ fn: OPERATOR, action: 'dynamodb:Scan', resource: table }]);
+    expect(report.operatorCalls).toBe(1);
+    expect(report.denied).toEqual([]);
+    const unused = report.unused.map((f) => `${f.fn} ${f.action}`);
+    expect(unused).toContain(`${webhookWorker.name} kms:Decrypt`);
+    expect(unused.filter((u) => /logs:|xray:|dynamodb:(GetRecords|DescribeStream|GetShardIterator|ListStreams)|sqs:(ReceiveMessage|DeleteMessage)/.test(u))).toEqual([]);
+  });
+});
