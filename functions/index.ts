@@ -50,7 +50,7 @@ export const functionGroups: FunctionGroup[] = [
   // Public: it reads tracking views by their token and can reach no tenant's items.
   { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations, table: { items: ['GetItem'], partitions: [opsKeys.trackingView('*').pk] } },
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations, table: NO_TABLE, catchAll: true },
-  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query'], queries: ['gsi1'] } },
+  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations, table: { items: ['GetItem', 'UpdateItem', 'Query'], queries: ['gsi1', 'gsi2', 'gsi3'] } },
 ];
 

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { currentFunction } from './identity.ts';
+import { currentFunction, OPERATOR } from './identity.ts';
 
 /**
  * A resource as the deployed function would name it. Locally names differ (a table per test
@@ -26,6 +26,8 @@ export interface AwsCall {
 }
 
 export interface RecordedCall extends AwsCall {
+  /** For a call made as no function: the test frame that made it. */
+  origin?: string;
   /** The function the call ran as; undefined when no invoker said (a failure of the check). */
   fn?: string;
 }
@@ -45,9 +47,21 @@ export const recordCallsTo = (file: string | undefined): string | undefined => {
 
 export const recording = (): boolean => sinkFile !== undefined;
 
+/** Where a call made as no function came from: the first frame in a test file, for the check to name. */
+const testFrame = (): string | undefined =>
+  new Error().stack
+    ?.split('\n')
+    .find((frame) => frame.includes('/test/') && !frame.includes('/test/support/'))
+    ?.trim();
+
 export const recordCall = (call: AwsCall): void => {
   if (!sinkFile) return;
-  const line: RecordedCall = { fn: currentFunction(), ...call };
+  const fn = currentFunction();
+  // A test that calls code directly (a seed, a job run by hand) acts with its own credentials, as
+  // an operator would: its calls are counted, not held against a role. The invokers' calls are,
+  // so a function whose grants only such tests exercised shows up as granted and unused.
+  const origin = fn === undefined ? testFrame() : undefined;
+  const line: RecordedCall = { fn: fn ?? (origin ? OPERATOR : undefined), ...call, ...(origin ? { origin } : {}) };
   // One short line per append: O_APPEND keeps lines of parallel writers whole.
   appendFileSync(sinkFile, `${JSON.stringify(line)}\n`);
 };

@@ -30,8 +30,10 @@ afterAll(async () => {
 const atTheDoor = (reached: Promise<void>, request: Promise<{ status: number; text: string }>): Promise<void> =>
   Promise.race([reached, request.then((r) => Promise.reject(new Error(`answered before reaching the operation: ${r.status} ${r.text}`)))]);
 
+let endpoints = 0;
+/** A destination of its own each time: a second active one with the same URL is refused. */
 const newEndpoint = async (): Promise<{ id: string }> => {
-  const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['field.route.started'] } });
+  const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${++endpoints}`, eventTypes: ['field.route.started'] } });
   expect(created.status, created.text).toBe(201);
   return created.body.endpoint;
 };

@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
+import { functionGroups } from '../../functions/index.ts';
 import { LocalSecrets, setSecrets } from '../../shared/ports/secrets.ts';
 import { call, TestTenant, type TestMember } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
@@ -48,6 +49,17 @@ const expectRefused = (response: Awaited<ReturnType<typeof call>>, what: string)
 };
 
 describe('the origin check (requests only through CloudFront)', () => {
+  it('guards every endpoint group, each function reading the secret itself', async () => {
+    for (const group of functionGroups) {
+      const operation = group.operations[0]!;
+      const path = operation.path.replace(/\{[^}]+\}/g, '01a20000-0000-7000-8000-000000000000');
+      const refused = await tenant.call(operator, operation.method, path, { idempotencyKey: false, ...through('not-the-secret') });
+      expectRefused(refused, `${group.name}: ${operation.method} ${path}`);
+      const passed = await tenant.call(operator, operation.method, path, { idempotencyKey: false, ...through(FIRST) });
+      expect(passed.body?.code, `${group.name}: ${operation.method} ${path}`).not.toBe('origin_not_verified');
+    }
+  });
+
   it('refuses a request without the origin header on every route, public ones included', async () => {
     for (const route of routes()) expectRefused(await route.send(through(undefined)), route.name);
   });

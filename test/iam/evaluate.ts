@@ -109,7 +109,7 @@ export const checkCalls = async (template: Template, recorded: RecordedCall[]): 
       continue;
     }
     if (!call.fn) {
-      problem(`${call.action} on ${JSON.stringify(call.resource)} ran as no function: the code that invoked it must say which (runAs / invokedAs)`);
+      problem(`${call.action} on ${JSON.stringify(call.resource)} ran as no function: the code that invoked it must say which (runAs / invokedAs)${call.origin ? `, ${call.origin}` : ''}`);
       continue;
     }
     const fn = functions.get(call.fn);

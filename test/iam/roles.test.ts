@@ -67,11 +67,18 @@ describe('table access', () => {
     expect(refused).toHaveLength(3);
   });
 
-  it('lets the sweeper query the due index and write nothing', async () => {
-    expect(await denied([{ fn: webhookSweeper.name, action: 'dynamodb:Query', resource: { ...table, index: 'gsi2' } }])).toEqual([]);
-    const refused = await denied(
-      ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'].map((a) => ({ fn: webhookSweeper.name, action: `dynamodb:${a}`, resource: table })),
-    );
+  it('lets the sweeper query the due index and write nothing but its audit entries', async () => {
+    const audit = { 'dynamodb:LeadingKeys': [`${keys.tenant('t1').pk}#AUDIT`] };
+    expect(
+      await denied([
+        { fn: webhookSweeper.name, action: 'dynamodb:Query', resource: { ...table, index: 'gsi2' }, context: { 'dynamodb:LeadingKeys': ['DUE#0'] } },
+        { fn: webhookSweeper.name, action: 'dynamodb:PutItem', resource: table, context: audit },
+      ]),
+    ).toEqual([]);
+    const refused = await denied([
+      { fn: webhookSweeper.name, action: 'dynamodb:PutItem', resource: table, context: { 'dynamodb:LeadingKeys': [keys.tenant('t1').pk] } },
+      ...['UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'].map((a) => ({ fn: webhookSweeper.name, action: `dynamodb:${a}`, resource: table, context: audit })),
+    ]);
     expect(refused).toHaveLength(5);
   });
 
@@ -88,7 +95,7 @@ describe('the check itself', () => {
   it('cannot pass a call made as no function, or as a function the stack does not have', async () => {
     const report = await checkCalls(template, [
       { action: 'dynamodb:GetItem', resource: table },
-      { fn: 'audit', action: 'dynamodb:GetItem', resource: table },
+      { fn: 'no-such-function', action: 'dynamodb:GetItem', resource: table },
       { fn: 'tracking', action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'WEBHOOK_QUEUE_URL' } },
     ]);
     expect(report.problems).toEqual([

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { callsOf } from '../../../shared/aws-calls/dynamodb-calls.ts';
-import { currentFunction, invokedAs, runAs } from '../../../shared/aws-calls/identity.ts';
+import { currentFunction, invokedAs, OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { recordingKeys } from '../../../shared/aws-calls/port-calls.ts';
 import { recordCall, recordCallsTo } from '../../../shared/aws-calls/recorder.ts';
 import { LocalKeyService } from '../../../shared/ports/key-service.ts';
@@ -62,7 +62,7 @@ describe('the DynamoDB calls IAM authorises', () => {
 });
 
 describe('recording', () => {
-  it('writes each call with the function it ran as, through awaits, and none outside a run', async () => {
+  it('writes each call with the function it ran as, through awaits; one a test makes itself counts as the operator', async () => {
     const handler = invokedAs('webhook-worker', async () => {
       await new Promise((r) => setTimeout(r, 1));
       recordCall({ action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'WEBHOOK_QUEUE_URL' } });
@@ -74,8 +74,9 @@ describe('recording', () => {
     expect(lines().map((l) => [l.fn, l.action])).toEqual([
       ['webhook-worker', 'sqs:SendMessage'],
       ['orders', 'dynamodb:GetItem'],
-      [undefined, 'dynamodb:Scan'],
+      [OPERATOR, 'dynamodb:Scan'],
     ]);
+    expect(lines()[2]!.origin).toContain('test/unit/aws-calls/recorder.test.ts');
   });
 
   it('records a key service call with its encryption context and leaves the port working', async () => {
