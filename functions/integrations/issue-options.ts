@@ -32,11 +32,19 @@ const clip = (text: string, max: number): string => (text.length > max ? text.sl
 /** The connection's options, read live from its provider (decisions 10). */
 export const readIssueOptions = async (record: ConnectionRecord, provider: BillingProvider = billingProvider(record.origin)): Promise<IssueOptions> => {
   const session: ProviderSession = await sessionOf(record);
-  const [offices, taxes, documentTypes] = await Promise.all([
+  // allSettled, not all: a failed list must not leave the others paging on after the answer
+  // (in Lambda they would resume, half done, in the next request of the container).
+  const settled = await Promise.allSettled([
     readAll((page) => provider.listOffices(session, page)),
     readAll((page) => provider.listTaxes(session, page)),
     readAll((page) => provider.listDocumentTypes(session, page)),
-  ]);
+  ] as const);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+  const [offices, taxes, documentTypes] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+    Awaited<ReturnType<typeof provider.listOffices>>['items'],
+    Awaited<ReturnType<typeof provider.listTaxes>>['items'],
+    Awaited<ReturnType<typeof provider.listDocumentTypes>>['items'],
+  ];
   return {
     offices: offices.map((o) => ({ id: o.id, name: clip(o.name, 120) })),
     taxes: taxes.map((t) => ({ id: t.id, name: clip(t.name, 120), percentage: t.percentage, code: clip(t.code ?? '', 20) })),
