@@ -1,14 +1,15 @@
 import * as v from 'valibot';
 import { nowIso } from '../../shared/clock.ts';
-import { defineOperation, definePublicOperation } from '../../shared/http/operation.ts';
+import { defineOperation, definePublicOperation, type ResponseSpec } from '../../shared/http/operation.ts';
 import { IdParams, PageQuery } from '../../shared/http/schemas.ts';
+import type { ProviderOrigin } from '../../shared/ports/billing-provider/port.ts';
 import { sandboxCode } from '../../shared/ports/billing-provider/sandbox.ts';
 import { providerSettings } from '../../shared/ports/billing-provider/registry.ts';
 import { completeAuthorization, createAuthorization, SANDBOX_CALLBACK_PATH } from './authorizations.ts';
 import { activeConnection, checkVersion, getConnectionRecord, listConnectionRecords, saveConnection, toConnection } from './connection-record.ts';
 import { InvalidClientCodeError } from './errors.ts';
 import { readIssueOptions, saveIssueSettings } from './issue-options.ts';
-import { normaliseRut } from './rut.ts';
+import { normaliseRut } from '../../shared/rut.ts';
 import {
   Authorization,
   AuthorizationBody,
@@ -26,43 +27,39 @@ const tag = 'Integrations';
 const prefix = '/v1/integrations';
 const connectionPath = (id: string) => `${prefix}/connections/${id}`;
 
-export const createProviderAuthorizationOperation = defineOperation({
-  operationId: 'createProviderAuthorization',
-  method: 'POST',
-  path: `${prefix}/provider/authorizations`,
-  summary: 'Start connecting the billing provider (provider-chile-v1)',
-  tag,
-  permission: 'integrations.manage',
-  idempotent: true,
-  responseHasSecret: true,
-  body: AuthorizationBody,
-  responses: {
-    201: { description: 'The authorization: open authorizeUrl, then complete with the code and the bindingSecret (shown this once)', schema: Authorization },
-    503: { description: '`provider_not_configured`: this deployment has no provider settings (the sandbox works without them)' },
-  },
-  handle: async ({ body, caller }) => {
-    providerSettings(); // 503 provider_not_configured before anything else
-    const { authorization, writes } = createAuthorization(caller.tenantId, 'provider-chile-v1', body, caller.now);
-    return { status: 201, body: authorization, writes };
-  },
-});
+/** The two authorization creates differ only in their provider (decisions 10). */
+const authorizationOperation = (origin: ProviderOrigin, operationId: string, segment: string, summary: string, extra: Record<number, ResponseSpec> = {}) =>
+  defineOperation({
+    operationId,
+    method: 'POST',
+    path: `${prefix}/${segment}/authorizations`,
+    summary,
+    tag,
+    permission: 'integrations.manage',
+    idempotent: true,
+    // The answer holds the binding secret: its idempotent copy is stored sealed.
+    responseHasSecret: true,
+    body: AuthorizationBody,
+    responses: {
+      201: { description: 'The authorization: open authorizeUrl, then complete with the code and the bindingSecret (shown this once)', schema: Authorization },
+      ...extra,
+    },
+    handle: async ({ body, caller }) => {
+      if (origin === 'provider-chile-v1') providerSettings(); // 503 provider_not_configured before anything else
+      const { authorization, writes } = createAuthorization(caller.tenantId, origin, body, caller.now);
+      return { status: 201, body: authorization, writes };
+    },
+  });
 
-export const createSandboxAuthorizationOperation = defineOperation({
-  operationId: 'createSandboxAuthorization',
-  method: 'POST',
-  path: `${prefix}/sandbox/authorizations`,
-  summary: 'Start connecting the sandbox provider (sandbox-v1)',
-  tag,
-  permission: 'integrations.manage',
-  idempotent: true,
-  responseHasSecret: true,
-  body: AuthorizationBody,
-  responses: { 201: { description: 'The authorization: open authorizeUrl, then complete with the code and the bindingSecret (shown this once)', schema: Authorization } },
-  handle: async ({ body, caller }) => {
-    const { authorization, writes } = createAuthorization(caller.tenantId, 'sandbox-v1', body, caller.now);
-    return { status: 201, body: authorization, writes };
-  },
-});
+export const createProviderAuthorizationOperation = authorizationOperation(
+  'provider-chile-v1',
+  'createProviderAuthorization',
+  'provider',
+  'Start connecting the billing provider (provider-chile-v1)',
+  { 503: { description: '`provider_not_configured`: this deployment has no provider settings (the sandbox works without them)' } },
+);
+
+export const createSandboxAuthorizationOperation = authorizationOperation('sandbox-v1', 'createSandboxAuthorization', 'sandbox', 'Start connecting the sandbox provider (sandbox-v1)');
 
 export const sandboxAuthorizePageOperation = definePublicOperation({
   operationId: 'approveSandboxAuthorization',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkDigit } from '../../rut.ts';
 
 /**
  * The sandbox's company data, in the provider's own JSON shapes (provider-chile.md), so that a
@@ -33,17 +34,8 @@ const FIRST = ['María', 'José', 'Camila', 'Pedro', 'Valentina', 'Diego', 'Fern
 const LAST = ['González', 'Muñoz', 'Rojas', 'Díaz', 'Pérez', 'Soto', 'Contreras', 'Silva', 'Martínez', 'Sepúlveda'];
 const TRADES = ['Almacén', 'Minimarket', 'Botillería', 'Panadería', 'Restaurante', 'Distribuidora'];
 
-/** A valid RUT for a body number (modulo 11), so generated clients carry real-looking codes. */
-const rutOf = (body: number): string => {
-  let sum = 0;
-  let factor = 2;
-  for (const digit of String(body).split('').reverse()) {
-    sum += Number(digit) * factor;
-    factor = factor === 7 ? 2 : factor + 1;
-  }
-  const check = 11 - (sum % 11);
-  return `${body}-${check === 11 ? '0' : check === 10 ? 'K' : String(check)}`;
-};
+/** A valid RUT for a body number, so generated clients carry real-looking codes. */
+const rutOf = (body: number): string => `${body}-${checkDigit(String(body))}`;
 
 export const VARIANT_COUNT = 300;
 export const CLIENT_COUNT = 40;

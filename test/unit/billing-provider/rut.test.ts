@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseRut } from '../../../functions/integrations/rut.ts';
+import { normaliseRut } from '../../../shared/rut.ts';
 
 describe('RUT', () => {
   it('accepts dots, spaces, an optional hyphen and k, and answers digits-hyphen-check', () => {
