@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
-import { call, COMPANY_A, receipt, startWithCompanies } from './client.ts';
+import { call, COMPANY_A, receipt, startWithCompanies, type Reply } from './client.ts';
 
 let fake: ProviderFake;
 afterEach(() => fake?.stop());
@@ -11,7 +11,7 @@ const readAll = async (f: ProviderFake, token: string, path: string) => {
   const pages: any[] = [];
   let url: string | undefined = `${f.apiUrl}${path}`;
   while (url) {
-    const reply = await call(f, 'GET', url.slice(f.apiUrl.length), { token });
+    const reply: Reply = await call(f, 'GET', url.slice(f.apiUrl.length), { token });
     expect(reply.status).toBe(200);
     pages.push(reply.body);
     items.push(...reply.body.items);

@@ -93,7 +93,7 @@ export const defaultCatalogue = (clientCode: string): FakeCatalogue => {
     ],
     taxes: [
       { id: 1, name: 'IVA', percentage: '19.0', code: '14', state: 0, forRetention: 0 },
-      { id: 2, name: 'Impuesto adicional (inactivo)', percentage: '10.0', code: '27', state: 1, forRetention: 0 },
+      { id: 2, name: 'ILA', percentage: '27.0', code: '24', state: 1, forRetention: 0 },
     ],
     documentTypes: [
       { id: 1, name: 'FACTURA ELECTRÓNICA', codeSii: '33', isElectronicDocument: 1, isCreditNote: 0, state: 0, useClient: 1 },

@@ -8,6 +8,9 @@ import type { FakeCatalogue, FakeCompany, FakeDocument, FakeDocumentDetail, Fake
 
 export type * from './types.ts';
 
+/** The company the CLI adds, so the local stack has one to log in as. */
+export const DEMO_COMPANY: FakeCompany = { clientCode: '76123456-0', clientName: 'Comercial Demo SpA' };
+
 export interface ProviderFake {
   apiUrl: string; // PROVIDER_API_URL, e.g. http://127.0.0.1:PORT (routes /v1/...)
   oauthUrl: string; // PROVIDER_OAUTH_URL: the same server under /oauth

@@ -4,9 +4,7 @@
  * It adds one demo company, so the real adapter's flow can be walked through without an account.
  */
 import { parseArgs } from 'node:util';
-import { startProviderFake } from './index.ts';
-
-export const DEMO_COMPANY = { clientCode: '76123456-0', clientName: 'Comercial Demo SpA' };
+import { DEMO_COMPANY, startProviderFake } from './index.ts';
 
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' }, 'redirect-uri': { type: 'string' } },

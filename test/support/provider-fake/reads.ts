@@ -40,14 +40,17 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
       })));
     }
     case '/v1/stocks.json': {
+      // The provider's stock items carry no id or href of their own (docs: Stocks).
       const variantId = numberFilter('variantid');
       const officeId = numberFilter('officeid');
-      const stocks = catalogue.stocks
-        .map((s, i) => ({ ...s, id: s.id ?? i + 1 }))
-        .filter((s) => (variantId === undefined || Number(s.variant.id) === variantId) && (officeId === undefined || Number(s.office.id) === officeId));
-      return page(url, base, byId(stocks).map((s) => ({
-        href: `${base}/v1/stocks/${s.id}.json`,
-        ...served(s, ['version', 'variant', 'office']),
+      const code = url.searchParams.get('code');
+      const skuOf = (id: number | string) => catalogue.variants.find((v) => v.id === Number(id))?.code;
+      const stocks = catalogue.stocks.filter((s) =>
+        (variantId === undefined || Number(s.variant.id) === variantId) &&
+        (officeId === undefined || Number(s.office.id) === officeId) &&
+        (code === null || skuOf(s.variant.id) === code));
+      return page(url, base, stocks.map((s) => ({
+        ...served(s, ['id', 'version', 'variant', 'office']),
         variant: relation(base, 'variants', s.variant.id),
         office: relation(base, 'offices', s.office.id),
       })));

@@ -65,7 +65,7 @@ export const issueReturn = (context: IssueContext, body: unknown): { created: bo
     office: relation(base, 'offices', officeId),
     reference_document: relation(base, 'documents', reference.id),
     credit_note: relation(base, 'documents', creditNote.id),
-    details: inputs.map(({ original, quantity }) => ({ documentDetailId: original.detail.id, quantity })),
+    details: { href: `${base}/v1/returns/${id}/details.json` },
   };
   account.returns.push(answer);
   return { created: true, answer };

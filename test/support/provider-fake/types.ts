@@ -67,7 +67,7 @@ export interface FakeReturn {
   href: string; id: number; salesId: string | null; motive: string; returnDate: number; amount: number;
   type: number; priceAdjustment: number; editTexts: number;
   office: FakeRelation; reference_document: FakeRelation; credit_note: FakeRelation;
-  details: { documentDetailId: number; quantity: number }[];
+  details: { href: string };
 }
 
 export interface FakeFault {
