@@ -2,7 +2,6 @@ import { LocalSecrets, setSecrets } from '../../shared/ports/secrets.ts';
 
 /** Where the local stack keeps the integrator's token: a name shaped like the cloud's ARN. */
 export const LOCAL_USER_TOKEN_ARN = 'arn:aws:secretsmanager:local:000000000000:secret:provider-user-token';
-export const FAKE_DEMO_COMPANY = { clientCode: '76123456-0', clientName: 'Comercial Demo SpA' };
 
 export interface LocalBillingProvider {
   /** What to print: the fake's address and its demo company, when it runs. */
@@ -27,9 +26,10 @@ export const startLocalBillingProvider = async (options: { fake: boolean }): Pro
     }
     return { stop: async () => setSecrets(undefined) };
   }
-  const { startProviderFake } = await import('../../test/support/provider-fake/index.ts');
+  // Imported only with the flag: the fake is test code, never part of a deployed bundle.
+  const { DEMO_COMPANY, startProviderFake } = await import('../../test/support/provider-fake/index.ts');
   const fake = await startProviderFake();
-  fake.addCompany(FAKE_DEMO_COMPANY);
+  fake.addCompany(DEMO_COMPANY);
   secrets.set(LOCAL_USER_TOKEN_ARN, fake.userToken);
   Object.assign(process.env, {
     PROVIDER_API_URL: fake.apiUrl,
@@ -39,7 +39,7 @@ export const startLocalBillingProvider = async (options: { fake: boolean }): Pro
     PROVIDER_USER_TOKEN_SECRET_ARN: LOCAL_USER_TOKEN_ARN,
   });
   return {
-    fake: { apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, clientCode: FAKE_DEMO_COMPANY.clientCode },
+    fake: { apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, clientCode: DEMO_COMPANY.clientCode },
     stop: async () => {
       setSecrets(undefined);
       await fake.stop();
