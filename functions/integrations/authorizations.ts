@@ -17,7 +17,7 @@ import {
   ClientCodeMismatchError,
   InvalidClientCodeError,
 } from './errors.ts';
-import { normaliseRut } from '../../shared/rut.ts';
+import { normaliseRut } from '../../shared/chile/rut.ts';
 import type { Authorization } from './schemas.ts';
 
 /** decisions 10: an authorization is open for 15 minutes. */
