@@ -10,6 +10,7 @@ import { routingOperations } from './routing/operations.ts';
 import { trackingOperations } from './tracking/operations.ts';
 import { metaOperations } from './meta/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
+import { integrationOperations } from './integrations/operations.ts';
 
 /**
  * The endpoint groups: one Lambda each. The CDK stack, the local gateway and the OpenAPI
@@ -52,6 +53,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations, table: NO_TABLE, catchAll: true },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations, table: { items: ['GetItem', 'UpdateItem', 'Query'], queries: ['gsi1', 'gsi2', 'gsi3'] } },
+  { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations, table: { items: [...requestPath, 'Query'] } },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

@@ -3,6 +3,7 @@ import type { LocalStack } from '../../../infra/local/stack.ts';
 import type { ApiResponse, TestMember, TestTenant } from '../../support/api.ts';
 import { eventually, type Receiver } from '../../support/receiver.ts';
 import { careFixtures } from './care-fixtures.ts';
+import { integrationFixtures } from './integration-fixtures.ts';
 
 /**
  * Request fixtures for the audit walk, one per mutating operationId. A mutating operation that
@@ -120,6 +121,7 @@ const known = (id: string) => () => id;
 
 export const fixtures: Record<string, Fixture> = {
   ...careFixtures,
+  ...integrationFixtures,
   classifyQuestion: {
     changesNothing: true,
     prepare: async (w) => ({ member: w.operator, method: 'POST', path: '/v1/assistant/questions', body: { text: '¿dónde está la patente BBCC12?' }, resourceId: known(w.tenant.id), status: 200 }),
