@@ -7,6 +7,7 @@ import { functionGroups } from '../functions/index.ts';
 import { ensureTable } from '../infra/local/create-table.ts';
 import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
 import { startDevIssuer } from '../infra/local/oidc-issuer.ts';
+import { auditWrite } from '../shared/audit/entry.ts';
 import { epochSeconds } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { keys, tenantPk } from '../shared/table/keys.ts';
@@ -44,7 +45,7 @@ resetTableClient();
 
 const tenantId = newId();
 await putTenant({ id: tenantId, name: 'Bench SpA' });
-await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
+const { id: memberId } = await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
 const token = await issuer.mint({ subject: 'bench-admin', ttlSeconds: 3600 });
 const headers = { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId };
 
@@ -86,6 +87,8 @@ const floorCreate = async (i: number) => {
         { Put: { TableName: tableName(), Item: { ...keys.vehicle(tenantId, id), entity: 'vehicle', tenantId, vehicleId: id, plate: p, label: 'Floor', active: true, version: 1, createdAt: now, updatedAt: now }, ConditionExpression: 'attribute_not_exists(pk)' } },
         { Put: { TableName: tableName(), Item: { ...keys.plate(tenantId, p), entity: 'plate', tenantId, vehicleId: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
         { Put: { TableName: tableName(), Item: { ...keys.idempotency(tenantId, 'createVehicle', key), entity: 'idempotency', fingerprint: 'x', statusCode: 201, body: '{}', headers: {}, expiresAt: epochSeconds() + 86_400 }, ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now', ExpressionAttributeValues: { ':now': epochSeconds() } } },
+        // The audit entry every change writes (docs/audit.md), with its three index keys.
+        auditWrite({ tenantId, actorId: memberId, action: 'createVehicle', resourceId: id, requestId: key, now: new Date() }).item,
       ],
     }),
   );

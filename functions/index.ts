@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../shared/http/operation.ts';
 import { assistantOperations } from './assistant/operations.ts';
+import { auditOperations } from './audit/operations.ts';
 import { fleetOperations } from './fleet/operations.ts';
 import { fieldOperations } from './field/operations.ts';
 import { orderOperations } from './orders/operations.ts';
@@ -30,6 +31,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
   { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations },
+  { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

@@ -32,7 +32,12 @@ export const recordAskedOperation = defineOperation({
   permission: 'assistant.ask',
   body: AskedBody,
   responses: { 204: { description: 'Recorded' } },
-  handle: async ({ body, caller }) => ({ status: 204, writes: [recordAsked(caller.tenantId, body.question, caller.now)] }),
+  handle: async ({ body, caller }) => ({
+    status: 204,
+    writes: [recordAsked(caller.tenantId, body.question, caller.now)],
+    // The counters have no id of their own: they belong to the tenant.
+    resourceId: caller.tenantId,
+  }),
 });
 
 export const popularQuestionsOperation = defineOperation({

@@ -22,7 +22,7 @@ export const assignRouteOperation = defineOperation({
   responses: { 201: { description: 'The route, state assigned', schema: Route } },
   handle: async ({ body, caller }) => {
     const { route, writes } = await assignRoute(caller.tenantId, body, caller.now);
-    return { status: 201, body: route, headers: { location: `/v1/field/routes/${route.id}` }, writes };
+    return { status: 201, body: route, headers: { location: `/v1/field/routes/${route.id}` }, writes, resourceId: route.id };
   },
 });
 
@@ -49,7 +49,7 @@ export const startRouteOperation = defineOperation({
   responses: routeResponse,
   handle: async ({ params, caller }) => {
     const { route, writes } = await startRoute(caller, params.id);
-    return { status: 200, body: route, writes };
+    return { status: 200, body: route, writes, resourceId: route.id };
   },
 });
 
@@ -65,7 +65,7 @@ export const recordPositionOperation = defineOperation({
   responses: { 202: { description: 'The position was taken (or ignored as older than the last one)', schema: PositionAccepted } },
   handle: async ({ params, body, caller }) => {
     const { accepted, writes } = await recordPosition(caller, params.id, body);
-    return { status: 202, body: { accepted }, writes };
+    return { status: 202, body: { accepted }, writes, resourceId: params.id };
   },
 });
 
@@ -81,7 +81,7 @@ export const deliverStopOperation = defineOperation({
   responses: { 200: { description: 'The stop, state delivered', schema: Stop } },
   handle: async ({ params, body, caller }) => {
     const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'delivered', evidence: body.evidence });
-    return { status: 200, body: stop, writes };
+    return { status: 200, body: stop, writes, resourceId: stop.id };
   },
 });
 
@@ -97,7 +97,7 @@ export const failStopOperation = defineOperation({
   responses: { 200: { description: 'The stop, state failed', schema: Stop } },
   handle: async ({ params, body, caller }) => {
     const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'failed', evidence: body.evidence, reason: body.reason });
-    return { status: 200, body: stop, writes };
+    return { status: 200, body: stop, writes, resourceId: stop.id };
   },
 });
 
@@ -112,7 +112,7 @@ export const finishRouteOperation = defineOperation({
   responses: routeResponse,
   handle: async ({ params, caller }) => {
     const { route, writes } = await finishRoute(caller, params.id);
-    return { status: 200, body: route, writes };
+    return { status: 200, body: route, writes, resourceId: route.id };
   },
 });
 
@@ -128,7 +128,7 @@ export const cancelRouteOperation = defineOperation({
   responses: routeResponse,
   handle: async ({ params, body, caller }) => {
     const { route, writes } = await cancelRoute(caller, params.id, body.version);
-    return { status: 200, body: route, writes };
+    return { status: 200, body: route, writes, resourceId: route.id };
   },
 });
 

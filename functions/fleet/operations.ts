@@ -17,7 +17,7 @@ export const createVehicleOperation = defineOperation({
   responses: { 201: { description: 'The vehicle', schema: Vehicle } },
   handle: async ({ body, caller }) => {
     const { vehicle, writes } = createVehicle(caller.tenantId, body, caller.now);
-    return { status: 201, body: vehicle, headers: { location: `/v1/fleet/vehicles/${vehicle.id}` }, writes };
+    return { status: 201, body: vehicle, headers: { location: `/v1/fleet/vehicles/${vehicle.id}` }, writes, resourceId: vehicle.id };
   },
 });
 
@@ -57,7 +57,7 @@ export const updateVehicleOperation = defineOperation({
   responses: { 200: { description: 'The vehicle after the change', schema: Vehicle } },
   handle: async ({ params, body, caller }) => {
     const { vehicle, writes } = await updateVehicle(caller.tenantId, params.id, body, caller.now);
-    return { status: 200, body: vehicle, writes };
+    return { status: 200, body: vehicle, writes, resourceId: vehicle.id };
   },
 });
 

@@ -47,7 +47,7 @@ const authorizationOperation = (origin: ProviderOrigin, operationId: string, seg
     handle: async ({ body, caller }) => {
       if (origin === 'provider-chile-v1') providerSettings(); // 503 provider_not_configured before anything else
       const { authorization, writes } = createAuthorization(caller.tenantId, origin, body, caller.now);
-      return { status: 201, body: authorization, writes };
+      return { status: 201, body: authorization, writes, resourceId: authorization.id };
     },
   });
 
@@ -114,7 +114,7 @@ export const createConnectionOperation = defineOperation({
   },
   handle: async ({ body, caller }) => {
     const { record, writes } = await completeAuthorization(caller.tenantId, body, caller.now);
-    return { status: 201, body: toConnection(record), headers: { location: connectionPath(record.id) }, writes };
+    return { status: 201, body: toConnection(record), headers: { location: connectionPath(record.id) }, writes, resourceId: record.id };
   },
 });
 
@@ -159,7 +159,7 @@ export const revokeConnectionOperation = defineOperation({
     const current = await activeConnection(caller.tenantId, params.id);
     checkVersion(current, body.version);
     const record = { ...current, state: 'revoked' as const, sealedToken: null, version: current.version + 1, updatedAt: nowIso(caller.now) };
-    return { status: 200, body: toConnection(record), writes: [saveConnection(record, body.version)] };
+    return { status: 200, body: toConnection(record), writes: [saveConnection(record, body.version)], resourceId: record.id };
   },
 });
 
@@ -196,7 +196,7 @@ export const putIssueSettingsOperation = defineOperation({
   },
   handle: async ({ params, body, caller }) => {
     const { record, writes } = await saveIssueSettings(caller.tenantId, params.id, body, caller.now);
-    return { status: 200, body: toConnection(record), writes };
+    return { status: 200, body: toConnection(record), writes, resourceId: record.id };
   },
 });
 

@@ -17,7 +17,7 @@ export const createOrderOperation = defineOperation({
   responses: { 201: { description: 'The order, state pending', schema: Order } },
   handle: async ({ body, caller }) => {
     const { order, writes } = createOrder(caller.tenantId, body, caller.now);
-    return { status: 201, body: order, headers: { location: `/v1/distribution/orders/${order.id}` }, writes };
+    return { status: 201, body: order, headers: { location: `/v1/distribution/orders/${order.id}` }, writes, resourceId: order.id };
   },
 });
 
@@ -57,7 +57,7 @@ export const cancelOrderOperation = defineOperation({
   responses: { 200: { description: 'The order, state cancelled', schema: Order } },
   handle: async ({ params, body, caller }) => {
     const { order, writes } = await cancelOrder(caller.tenantId, params.id, body.version, caller.now);
-    return { status: 200, body: order, writes };
+    return { status: 200, body: order, writes, resourceId: order.id };
   },
 });
 

@@ -17,7 +17,7 @@ export const createPlanOperation = defineOperation({
   responses: { 201: { description: 'The plan, state preview', schema: RoutePlan } },
   handle: async ({ body, caller }) => {
     const { plan, writes } = await createPlan(caller.tenantId, body, caller.now);
-    return { status: 201, body: plan, headers: { location: `/v1/routing/plans/${plan.id}` }, writes };
+    return { status: 201, body: plan, headers: { location: `/v1/routing/plans/${plan.id}` }, writes, resourceId: plan.id };
   },
 });
 
@@ -45,7 +45,7 @@ export const approvePlanOperation = defineOperation({
   responses: { 200: { description: 'The plan, state approved', schema: RoutePlan } },
   handle: async ({ params, body, caller }) => {
     const { plan, writes } = await approvePlan(caller.tenantId, params.id, body.version, caller.now);
-    return { status: 200, body: plan, writes };
+    return { status: 200, body: plan, writes, resourceId: plan.id };
   },
 });
 

@@ -34,7 +34,7 @@ export const createEndpointOperation = defineOperation({
   responses: { 201: { description: 'The destination and its signing secret, shown this once', schema: EndpointWithSecret } },
   handle: async ({ body, caller }) => {
     const { record, secret, writes } = await createEndpoint(caller.tenantId, body, caller.now);
-    return { status: 201, body: { endpoint: toEndpoint(record, caller.now), secret }, headers: { location: `${prefix}/endpoints/${record.id}` }, writes };
+    return { status: 201, body: { endpoint: toEndpoint(record, caller.now), secret }, headers: { location: `${prefix}/endpoints/${record.id}` }, writes, resourceId: record.id };
   },
 });
 
@@ -73,7 +73,7 @@ export const updateEndpointOperation = defineOperation({
   responses: { 200: { description: 'The destination after the change', schema: Endpoint } },
   handle: async ({ params, body, caller }) => {
     const { record, writes } = await updateEndpoint(caller.tenantId, params.id, body, caller.now);
-    return { status: 200, body: toEndpoint(record, caller.now), writes };
+    return { status: 200, body: toEndpoint(record, caller.now), writes, resourceId: record.id };
   },
 });
 
@@ -92,7 +92,7 @@ export const rotateSecretOperation = defineOperation({
   responses: { 201: { description: 'The destination and its new secret, shown this once', schema: EndpointWithSecret } },
   handle: async ({ params, body, caller }) => {
     const { record, secret, writes } = await rotateSecret(caller.tenantId, params.id, body, caller.now);
-    return { status: 201, body: { endpoint: toEndpoint(record, caller.now), secret }, writes };
+    return { status: 201, body: { endpoint: toEndpoint(record, caller.now), secret }, writes, resourceId: record.id };
   },
 });
 
@@ -109,7 +109,7 @@ export const testEndpointOperation = defineOperation({
   handle: async ({ params, caller }) => {
     await getEndpointRecord(caller.tenantId, params.id);
     const { delivery, writes } = testDelivery(caller.tenantId, params.id, caller.now);
-    return { status: 202, body: delivery, writes };
+    return { status: 202, body: delivery, writes, resourceId: delivery.id };
   },
 });
 
@@ -165,7 +165,7 @@ export const retryDeliveryOperation = defineOperation({
   responses: { 202: { description: 'The delivery, pending again in manual mode', schema: Delivery } },
   handle: async ({ params, caller }) => {
     const { delivery, writes } = await retryDelivery(caller.tenantId, params.id, caller.now);
-    return { status: 202, body: delivery, writes };
+    return { status: 202, body: delivery, writes, resourceId: delivery.id };
   },
 });
 

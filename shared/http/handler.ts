@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { requestAuditWrites } from '../audit/request-entry.ts';
 import { IdempotencyInProgressError } from '../errors.ts';
 import { findReplay, IdempotentReplay, idempotencyWrite } from '../idempotency.ts';
 import { logger } from '../logger.ts';
@@ -39,8 +40,8 @@ const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
 };
 
 /**
- * The end of the chain: run the operation, then commit its writes and its idempotency record in
- * one transaction. A lost race on the idempotency record becomes a replay or a 409.
+ * The end of the chain: run the operation, then commit its writes, its idempotency record and
+ * its audit entry in one transaction. A lost race on the idempotency record becomes a replay or a 409.
  */
 const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
   const outcome = await invoke(event, context);
@@ -48,7 +49,11 @@ const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiRe
   const claim = context.idempotency;
   // The idempotency record goes first: when a twin request already committed, its failed
   // condition is the one reported (a replay), not the twin's effects (a taken plate, say).
-  const writes = [...(claim ? [await idempotencyWrite(claim, result, context.receivedAt)] : []), ...(outcome.writes ?? [])];
+  const writes = [
+    ...(claim ? [await idempotencyWrite(claim, result, context.receivedAt)] : []),
+    ...(outcome.writes ?? []),
+    ...requestAuditWrites(context, outcome),
+  ];
   try {
     await commit(writes);
   } catch (error) {

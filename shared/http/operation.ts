@@ -17,16 +17,19 @@ export interface Caller {
   now: Date;
 }
 
-/**
- * What an operation returns: the response, and the writes that make its change. The chain
- * commits the writes, with the idempotency record, in one transaction before answering.
- */
-export interface Outcome {
+interface Answer {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
-  writes?: Write[];
 }
+
+/**
+ * What an operation returns: the response, and the writes that make its change. The chain
+ * commits the writes, with the idempotency record and the audit entry, in one transaction
+ * before answering. Writes come with the id of the resource they change (the new one for a
+ * create), so the types refuse an operation that would leave its change out of the audit log.
+ */
+export type Outcome = Answer & ({ writes?: undefined; resourceId?: undefined } | { writes: Write[]; resourceId: string });
 
 export interface ResponseSpec {
   description: string;

@@ -10,6 +10,7 @@ export const tableDefinition = {
   globalIndexes: [
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ],
   /** Stream consumers (webhook fan-out, tracking projection) need both images. */
   streamViewType: 'NEW_AND_OLD_IMAGES',

@@ -9,7 +9,7 @@ export interface Page<T> {
 interface PageRequest {
   pk: string;
   /** Query a GSI whose sort key is the bare id (gsi1 of deliveries) instead of the table. */
-  index?: { name: 'gsi1' | 'gsi2'; tableKey: (id: string) => { pk: string; sk: string } };
+  index?: { name: 'gsi1' | 'gsi2' | 'gsi3'; tableKey: (id: string) => { pk: string; sk: string } };
   /** Items' sort keys are `${prefix}${id}` with time-ordered ids, so the cursor is an id. */
   prefix: string;
   after?: string;
