@@ -7,6 +7,7 @@ import { routingOperations } from './routing/operations.ts';
 import { trackingOperations } from './tracking/operations.ts';
 import { metaOperations } from './meta/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
+import { integrationOperations } from './integrations/operations.ts';
 
 /**
  * The endpoint groups: one Lambda each. The CDK stack, the local gateway and the OpenAPI
@@ -28,6 +29,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations },
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
+  { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

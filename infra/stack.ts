@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import type { FunctionGroup } from '../functions/index.ts';
 import { functionGroups } from '../functions/index.ts';
 import { Alarms } from './constructs/alarms.ts';
+import { BillingProviderAccess, type BillingProviderSettings } from './constructs/billing-provider.ts';
 import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
@@ -28,6 +29,9 @@ export interface DeliveryOpsStackProps extends StackProps {
   rateLimitPerIp?: number;
   /** Receives the alarm notifications. @default no subscription */
   alarmEmail?: string;
+  /** The billing provider's settings (context keys providerApiUrl, providerOauthUrl, providerAppId,
+   * providerRedirectUri, providerUserTokenSecretArn, publicBaseUrl). @default none: 503 provider_not_configured */
+  billingProvider?: BillingProviderSettings;
   /** @default the function manifest */
   groups?: readonly FunctionGroup[];
 }
@@ -84,6 +88,23 @@ export class DeliveryOpsStack extends Stack {
       apiFunction: this.functions.byGroup.get('webhooks'),
       serviceName: 'delivery-ops',
     });
+    const integrations = this.functions.byGroup.get('integrations');
+    if (integrations) {
+      const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
+      new BillingProviderAccess(this, 'BillingProvider', {
+        fn: integrations,
+        key: this.webhookPipeline.key,
+        portsEnvironment: this.webhookPipeline.portsEnvironment(this.webhooks),
+        settings: props.billingProvider ?? {
+          apiUrl: context('providerApiUrl'),
+          oauthUrl: context('providerOauthUrl'),
+          appId: context('providerAppId'),
+          redirectUri: context('providerRedirectUri'),
+          userTokenSecretArn: context('providerUserTokenSecretArn'),
+          publicBaseUrl: context('publicBaseUrl'),
+        },
+      });
+    }
     this.tracking = new TrackingProjection(this, 'TrackingProjection', { data: this.data, serviceName: 'delivery-ops' });
     this.alarms = new Alarms(this, 'Alarms', {
       api: this.httpApi.api,

@@ -199,7 +199,7 @@ export class WebhookPipeline extends Construct {
   }
 
   /** What `ports()` in shared/ports/registry.ts reads; every function that calls it needs all of it. */
-  private portsEnvironment(transport: WebhookQueue): Record<string, string> {
+  portsEnvironment(transport: WebhookQueue): Record<string, string> {
     return {
       WEBHOOK_QUEUE_URL: transport.queue.queueUrl,
       WEBHOOK_QUEUE_ARN: transport.queue.queueArn,

@@ -4,17 +4,19 @@ import { parseArgs } from 'node:util';
 import { newId } from '../../shared/ids.ts';
 import { putMember } from '../../shared/tenancy/members.ts';
 import { putTenant } from '../../shared/tenancy/tenants.ts';
+import { startLocalBillingProvider } from './billing-provider.ts';
 import { startLocalStack } from './stack.ts';
 
 /**
  * `npm start`: the whole service on this machine. Data persists in .local/ unless --in-memory.
  * Prints the base URL, a demo tenant and a curl that works; Ctrl-C stops everything it started.
  */
-const { values } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false }, 'provider-fake': { type: 'boolean', default: false } } });
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = values['in-memory'] ? undefined : resolve('.local');
 
 const stack = await startLocalStack({ port, dataDir });
+const billing = await startLocalBillingProvider({ fake: values['provider-fake'] });
 
 // The demo tenant keeps its id across restarts so that saved curls keep working.
 const demoFile = dataDir ? join(dataDir, 'demo.json') : undefined;
@@ -38,6 +40,11 @@ Try:
     -H "content-type: application/json" \\
     -d '{"text":"¿Dónde está el camión hoy?"}'
 
+${
+  billing.fake
+    ? `Billing provider: the local fake at ${billing.fake.apiUrl} (OAuth ${billing.fake.oauthUrl}); its demo company is ${billing.fake.clientCode}\n`
+    : 'Billing provider: the sandbox (POST /v1/integrations/sandbox/authorizations); npm start -- --provider-fake for the provider fake\n'
+}
 More tokens:  PORT=${port} npm run token -- --subject demo-admin --mfa
 Operator:     PORT=${port} npm run admin -- members add --tenant ${demo.tenantId} --subject ana --role operator --first-name Ana
 Ctrl-C stops everything.
@@ -48,6 +55,7 @@ const shutdown = async () => {
   if (stopping) return;
   stopping = true;
   console.log('stopping…');
+  await billing.stop();
   await stack.stop();
   process.exit(0);
 };

@@ -26,6 +26,7 @@ export const permissions = {
   'invoices.approve': adminOnly, // approve, issue, reconcile
   'webhooks.read': readers,
   'webhooks.manage': adminOnly,
+  'integrations.read': readers, // connections and issue options: every role but driver (decisions 10)
   'integrations.manage': adminOnly,
   'audit.read': adminOnly,
 } as const satisfies Record<string, readonly Role[]>;

@@ -39,6 +39,14 @@ export const keys = {
    * over a few partitions so that busy tenants do not write one hot key.
    */
   deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `DUE#${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
+  /**
+   * A billing-provider authorization, found by the SHA-256 of its binding secret (the only thing
+   * the completion names), so the secret itself is never stored.
+   */
+  providerAuthorization: (tenantId: string, bindingSecretHash: string) => ({ pk: tenantPk(tenantId), sk: `PAUTH#${bindingSecretHash}` }),
+  /** A billing-provider connection; a tenant's connections are listed oldest first. */
+  providerConnection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `CONN#${connectionId}` }),
+  providerConnectionPrefix: 'CONN#',
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
 } as const;

@@ -24,9 +24,9 @@ export interface Synthesized {
  * One synthesis with esbuild bundling and cdk-nag, as infra/app.ts does it: the checks are made
  * with the app as scope so acknowledgements land in the template as cdk_nag metadata.
  */
-export function synthesize(): Synthesized {
+export function synthesize(context: Record<string, string> = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'delivery-ops-cdk-'));
-  const app = new App({ outdir });
+  const app = new App({ outdir, context });
   const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   const template = Template.fromStack(stack);

@@ -1,0 +1,83 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { startLocalStack } from '../infra/local/stack.ts';
+import { epochSeconds } from '../shared/clock.ts';
+import { newId } from '../shared/ids.ts';
+import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
+import { table, tableName } from '../shared/table/client.ts';
+import { keys } from '../shared/table/keys.ts';
+import { putMember } from '../shared/tenancy/members.ts';
+import { putTenant } from '../shared/tenancy/tenants.ts';
+import { startProviderFake } from '../test/support/provider-fake/index.ts';
+import { compare, fmt, percentile } from './support/stats.ts';
+
+/**
+ * `npm run bench:integrations`: GET …/issue-options through the local gateway, the middy chain
+ * and the real provider-chile-v1 adapter against the provider fake (three list reads), beside
+ * the same table calls and the same three HTTP reads of the fake made directly.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const BLOCK = 20;
+process.env.LOG_LEVEL = 'WARN';
+
+const fake = await startProviderFake();
+fake.setRateLimit(null);
+const company = { clientCode: '76086428-5', clientName: 'Bench SpA' };
+const accessToken = fake.addCompany(company);
+const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
+const secrets = new LocalSecrets();
+secrets.set('bench-user-token', fake.userToken);
+setSecrets(secrets);
+Object.assign(process.env, {
+  PROVIDER_API_URL: fake.apiUrl,
+  PROVIDER_OAUTH_URL: fake.oauthUrl,
+  PROVIDER_APP_ID: fake.appId,
+  PROVIDER_REDIRECT_URI: fake.redirectUri,
+  PROVIDER_USER_TOKEN_SECRET_ARN: 'bench-user-token',
+});
+
+const tenantId = newId();
+await putTenant({ id: tenantId, name: 'Bench SpA' });
+await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
+const token = await stack.devIssuer.mint({ subject: 'bench-admin', ttlSeconds: 3600 });
+const api = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+};
+
+const authorization = await api('POST', '/v1/integrations/provider/authorizations', { clientCode: company.clientCode, name: 'Bench' });
+const connection = await api('POST', '/v1/integrations/connections', { code: await fake.approve(company.clientCode), bindingSecret: authorization.bindingSecret });
+
+const path = () => api('GET', `/v1/integrations/connections/${connection.id}/issue-options`);
+const list = (route: string) => fetch(`${fake.apiUrl}${route}?limit=50&offset=0&state=0`, { headers: { access_token: accessToken } }).then((r) => r.json());
+const floor = () =>
+  Promise.all([
+    table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true })),
+    table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
+        UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
+        ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
+      }),
+    ),
+  ])
+    .then(() => table().send(new GetCommand({ TableName: tableName(), Key: keys.providerConnection(tenantId, connection.id), ConsistentRead: true })))
+    .then(() => Promise.all(['/v1/offices.json', '/v1/taxes.json', '/v1/document_types.json'].map(list)));
+
+await compare(2, 10, path, floor);
+const r = await compare(ROUNDS, BLOCK, path, floor);
+const [p50, f50, p99, f99] = [percentile(r.path, 50), percentile(r.floor, 50), percentile(r.path, 99), percentile(r.floor, 99)];
+console.log(`\nIssue options through the local gateway and the real adapter vs the same table calls and provider reads made directly (${ROUNDS * BLOCK} requests each side)\n`);
+console.log('| operation | path p50 ms | floor p50 ms | ratio p50 | path p99 ms | floor p99 ms | ratio p99 |');
+console.log('|---|---|---|---|---|---|---|');
+console.log(`| GET /v1/integrations/connections/{id}/issue-options | ${fmt(p50)} | ${fmt(f50)} | ${(p50 / f50).toFixed(2)} | ${fmt(p99)} | ${fmt(f99)} | ${(p99 / f99).toFixed(2)} |`);
+setSecrets(undefined);
+await stack.stop();
+await fake.stop();

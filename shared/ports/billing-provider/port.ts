@@ -1,0 +1,185 @@
+/**
+ * The billing provider port (decisions 10): what connections, invoicing and imports ask of a
+ * provider. Two implementations: `sandbox-v1` (in-process) and `provider-chile-v1` (HTTP). Shapes
+ * here are the provider-chile.md fields, with ids as decimal strings and empty strings as null,
+ * so that both implementations and every caller read them the same way.
+ */
+export const providerOrigins = ['sandbox-v1', 'provider-chile-v1'] as const;
+export type ProviderOrigin = (typeof providerOrigins)[number];
+
+/** What a completed authorization yields; the access token is a secret (sealed at rest). */
+export interface ProviderGrant {
+  accessToken: string;
+  clientCode: string;
+  clientName: string;
+}
+
+export interface ProviderSession {
+  accessToken: string;
+}
+
+export interface Office {
+  id: string;
+  name: string;
+  active: boolean;
+}
+
+export interface Tax {
+  id: string;
+  name: string;
+  percentage: number;
+  code: string | null;
+  active: boolean;
+}
+
+export interface DocumentType {
+  id: string;
+  name: string;
+  /** null for the provider's non-electronic types (its codeSii is empty). */
+  codeSii: string | null;
+  isElectronic: boolean;
+  isCreditNote: boolean;
+  active: boolean;
+}
+
+export interface Variant {
+  id: string;
+  description: string | null;
+  code: string | null;
+  barCode: string | null;
+  productId: string | null;
+  active: boolean;
+  /** Sandbox data may carry a version (decimal string); the real provider has none. */
+  version: string | null;
+}
+
+export interface StockLevel {
+  variantId: string;
+  officeId: string;
+  quantity: number;
+  quantityReserved: number;
+  quantityAvailable: number;
+  version: string | null;
+}
+
+export interface Contact {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
+export interface Client {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  company: string | null;
+  code: string | null;
+  email: string | null;
+  phone: string | null;
+  active: boolean;
+}
+
+export interface ProviderDocument {
+  id: string;
+  /** The folio. */
+  number: string | null;
+  salesId: string | null;
+  documentTypeId: string | null;
+  /** 0 accepted by the tax authority, 1 sent, 2 rejected; null when the provider gave none. */
+  informedSii: number | null;
+  responseMsgSii: string | null;
+  totalAmount: number | null;
+  netAmount: number | null;
+  taxAmount: number | null;
+  urlPdf: string | null;
+  /** Unix seconds of the day at 00:00 UTC. */
+  emissionDate: number | null;
+}
+
+export interface DocumentDetail {
+  id: string;
+  lineNumber: number | null;
+  quantity: number;
+  netUnitValue: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** The provider's total, when it says. */
+  count: number | null;
+  /** Offset of the next page, null on the last one. */
+  nextOffset: number | null;
+}
+
+export interface PageRequest {
+  offset?: number;
+  /** At most PAGE_LIMIT (the provider's own maximum). */
+  limit?: number;
+  /** Only active items (`state=0`). */
+  activeOnly?: boolean;
+}
+
+export const PAGE_LIMIT = 50;
+
+export interface IssueDocumentInput {
+  documentTypeId: string;
+  officeId: string;
+  emissionDate: number;
+  salesId: string;
+  clientId?: string | null;
+  dispatch?: boolean;
+  details: Array<{ variantId?: string; comment?: string; quantity: number; netUnitValue: number; taxId?: string | null }>;
+}
+
+export interface CreateReturnInput {
+  documentTypeId: string;
+  officeId: string;
+  referenceDocumentId: string;
+  emissionDate: number;
+  motive: string;
+  salesId: string;
+  clientId?: string | null;
+  details: Array<{ documentDetailId: string; quantity: number }>;
+}
+
+export interface ProviderReturn {
+  id: string;
+  creditNoteId: string | null;
+  referenceDocumentId: string | null;
+}
+
+/** `created: false` means the provider already held one for this salesId and answered it. */
+export interface Issued<T> {
+  created: boolean;
+  value: T;
+}
+
+export interface FindDocumentsInput {
+  salesId: string;
+  documentTypeId: string;
+  /** Unix seconds (day at 00:00 UTC), inclusive. */
+  emissionDateFrom: number;
+  emissionDateTo: number;
+}
+
+export interface BillingProvider {
+  readonly origin: ProviderOrigin;
+  /** Trades the code the consent screen gave for an access token (refused: ProviderRefusedError). */
+  exchangeCode(code: string): Promise<ProviderGrant>;
+  listOffices(session: ProviderSession, page?: PageRequest): Promise<Page<Office>>;
+  listTaxes(session: ProviderSession, page?: PageRequest): Promise<Page<Tax>>;
+  listDocumentTypes(session: ProviderSession, page?: PageRequest): Promise<Page<DocumentType>>;
+  listVariants(session: ProviderSession, page?: PageRequest): Promise<Page<Variant>>;
+  listStocks(session: ProviderSession, page?: PageRequest): Promise<Page<StockLevel>>;
+  listClients(session: ProviderSession, page?: PageRequest): Promise<Page<Client>>;
+  listContacts(session: ProviderSession, clientId: string, page?: PageRequest): Promise<Page<Contact>>;
+  /** Sends a document once per salesId: a repeat answers the earlier document (`created: false`). */
+  issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>>;
+  getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined>;
+  getDocumentDetails(session: ProviderSession, documentId: string): Promise<DocumentDetail[]>;
+  /** A lookup that never creates: the documents of that type and dates whose salesId matches. */
+  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]>;
+  createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>>;
+}

@@ -1,0 +1,206 @@
+import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableError } from './errors.ts';
+import {
+  PAGE_LIMIT,
+  type BillingProvider,
+  type CreateReturnInput,
+  type FindDocumentsInput,
+  type IssueDocumentInput,
+  type Issued,
+  type Page,
+  type PageRequest,
+  type ProviderDocument,
+  type ProviderGrant,
+  type ProviderReturn,
+  type ProviderSession,
+} from './port.ts';
+import * as shapes from './provider-shapes.ts';
+
+export interface ProviderChileSettings {
+  apiUrl: string;
+  oauthUrl: string;
+  appId: string;
+  /** The integrator's own token (a secret): read when needed, so a rotation is picked up. */
+  userToken: () => Promise<string>;
+  /** Deadline of every call. @default 8000 (invoicing waits at most 8 s for an issue, decisions 9) */
+  timeoutMs?: number;
+}
+
+type Raw = Record<string, unknown>;
+
+interface Answer {
+  status: number;
+  body: Raw;
+}
+
+const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+const retryAfter = (headers: Headers): number => {
+  const seconds = Number(headers.get('retry-after'));
+  return Number.isInteger(seconds) && seconds > 0 && seconds <= 3600 ? seconds : 5;
+};
+
+/**
+ * `provider-chile-v1`: the provider's HTTP API as provider-chile.md describes it. Every call has a
+ * deadline; 429, 5xx, timeouts and dropped connections are "unknown, try later"
+ * (ProviderUnavailableError), never "no"; 401 means the connection must be authorized again.
+ */
+export class ProviderChile implements BillingProvider {
+  readonly origin = 'provider-chile-v1' as const;
+  private readonly apiUrl: string;
+  private readonly oauthUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly settings: ProviderChileSettings) {
+    this.apiUrl = trimSlash(settings.apiUrl);
+    this.oauthUrl = trimSlash(settings.oauthUrl);
+    this.timeoutMs = settings.timeoutMs ?? 8_000;
+  }
+
+  /** One HTTP call: the transport's failures and the provider's "try later" become ProviderUnavailableError. */
+  private async send(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown }): Promise<Answer & { headers: Headers }> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, {
+        method: init.method,
+        headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: 'manual',
+      });
+      text = await response.text();
+    } catch (error) {
+      const name = (error as Error)?.name;
+      throw new ProviderUnavailableError(name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network');
+    }
+    if (response.status === 429) throw new ProviderUnavailableError('rate_limited', 429, retryAfter(response.headers));
+    if (response.status >= 500) throw new ProviderUnavailableError('server_error', response.status);
+    let body: Raw = {};
+    try {
+      body = text ? (JSON.parse(text) as Raw) : {};
+    } catch {
+      // A 2xx that is not JSON (a proxy's page) says nothing about the request: unknown.
+      if (response.status < 400) throw new ProviderUnavailableError('bad_answer', response.status);
+    }
+    if (body === null || typeof body !== 'object') throw new ProviderUnavailableError('bad_answer', response.status);
+    return { status: response.status, body, headers: response.headers };
+  }
+
+  /** An API call with the connection's token; 401 and the other 4xx are answers. */
+  private async api(session: ProviderSession, method: string, path: string, body?: unknown): Promise<Answer> {
+    const answer = await this.send(`${this.apiUrl}${path}`, { method, headers: { access_token: session.accessToken }, body });
+    if (answer.status === 401) throw new ProviderTokenRejectedError();
+    if (answer.status >= 400) throw new ProviderRefusedError(answer.status, String(answer.body.error ?? 'no message'));
+    if (answer.status >= 300) throw new ProviderUnavailableError('bad_answer', answer.status);
+    return answer;
+  }
+
+  async exchangeCode(code: string): Promise<ProviderGrant> {
+    const answer = await this.send(`${this.oauthUrl}/gateway/oauth_response.json`, {
+      method: 'POST',
+      body: { code, usrToken: await this.settings.userToken(), appId: this.settings.appId },
+    });
+    const data = answer.body.data as Raw | undefined;
+    if (answer.status >= 400 || answer.status !== 200 || Number(answer.body.code) !== 200 || !data) {
+      throw new ProviderRefusedError(answer.status, String(answer.body.error ?? answer.body.message ?? `code ${String(answer.body.code)}`));
+    }
+    const accessToken = data.accessToken;
+    const clientCode = data.clientCode;
+    if (typeof accessToken !== 'string' || !accessToken || typeof clientCode !== 'string') throw new ProviderUnavailableError('bad_answer', answer.status);
+    return { accessToken, clientCode, clientName: typeof data.clientName === 'string' ? data.clientName : '' };
+  }
+
+  private async page<T>(session: ProviderSession, path: string, read: (raw: Raw) => T, request: PageRequest = {}, filters: Record<string, string> = {}): Promise<Page<T>> {
+    const offset = request.offset ?? 0;
+    const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
+    const query = new URLSearchParams({ limit: String(limit), offset: String(offset), ...filters });
+    if (request.activeOnly) query.set('state', '0');
+    const { body } = await this.api(session, 'GET', `${path}?${query}`);
+    if (!Array.isArray(body.items)) throw new ProviderUnavailableError('bad_answer', 200);
+    const items = (body.items as Raw[]).map(read);
+    const more = body.next !== undefined && body.next !== null && body.next !== '' && items.length > 0;
+    return { items, count: typeof body.count === 'number' ? body.count : null, nextOffset: more ? offset + items.length : null };
+  }
+
+  listOffices = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/offices.json', shapes.readOffice, page);
+  listTaxes = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/taxes.json', shapes.readTax, page);
+  listDocumentTypes = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/document_types.json', shapes.readDocumentType, page);
+  listVariants = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/variants.json', shapes.readVariant, page);
+  listStocks = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/stocks.json', shapes.readStock, page);
+  listClients = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/clients.json', shapes.readClient, page);
+  listContacts = (session: ProviderSession, clientId: string, page?: PageRequest) =>
+    this.page(session, `/v1/clients/${encodeURIComponent(clientId)}/contacts.json`, shapes.readContact, page);
+
+  async issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>> {
+    const body = {
+      documentTypeId: Number(input.documentTypeId),
+      officeId: Number(input.officeId),
+      emissionDate: input.emissionDate,
+      declareSii: 1,
+      salesId: input.salesId,
+      ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
+      ...(input.dispatch ? { dispatch: 1 } : {}),
+      details: input.details.map((line) => ({
+        ...(line.variantId ? { variantId: Number(line.variantId) } : { comment: line.comment ?? '' }),
+        quantity: line.quantity,
+        netUnitValue: line.netUnitValue,
+        // A string holding a JSON list, as the provider takes it; no tax issues the line exempt.
+        ...(line.taxId ? { taxId: `[${line.taxId}]` } : {}),
+      })),
+    };
+    const answer = await this.api(session, 'POST', '/v1/documents.json', body);
+    return { created: answer.status === 201, value: shapes.readDocument(answer.body) };
+  }
+
+  async getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
+    try {
+      const { body } = await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`);
+      return shapes.readDocument(body);
+    } catch (error) {
+      if (error instanceof ProviderRefusedError && error.providerStatus === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async getDocumentDetails(session: ProviderSession, documentId: string) {
+    const details = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page: Page<ReturnType<typeof shapes.readDocumentDetail>> = await this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset });
+      details.push(...page.items);
+      offset = page.nextOffset;
+    }
+    return details;
+  }
+
+  async findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
+    const found: ProviderDocument[] = [];
+    const filters = { documenttypeid: input.documentTypeId, emissiondaterange: `[${input.emissionDateFrom},${input.emissionDateTo}]` };
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page: Page<ProviderDocument> = await this.page(session, '/v1/documents.json', shapes.readDocument, { offset }, filters);
+      found.push(...page.items.filter((doc) => doc.salesId === input.salesId));
+      offset = page.nextOffset;
+    }
+    return found;
+  }
+
+  async createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {
+    const body = {
+      documentTypeId: Number(input.documentTypeId),
+      officeId: Number(input.officeId),
+      referenceDocumentId: Number(input.referenceDocumentId),
+      emissionDate: input.emissionDate,
+      motive: input.motive,
+      declareSii: 1,
+      priceAdjustment: 0,
+      editTexts: 0,
+      type: 0,
+      salesId: input.salesId,
+      ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
+      details: input.details.map((d) => ({ documentDetailId: Number(d.documentDetailId), quantity: d.quantity, unitValue: 0 })),
+    };
+    const answer = await this.api(session, 'POST', '/v1/returns.json', body);
+    return { created: answer.status === 201, value: shapes.readReturn(answer.body) };
+  }
+}

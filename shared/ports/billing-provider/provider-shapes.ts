@@ -1,0 +1,115 @@
+import type { Client, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, StockLevel, Tax, Variant } from './port.ts';
+
+/**
+ * The provider's JSON (provider-chile.md) read into the port's shapes. The HTTP adapter reads its
+ * answers with these, and the sandbox reads its data files (decisions 10: "in the shapes of
+ * provider-chile.md") with the very same functions, so both speak the port alike.
+ */
+type Raw = Record<string, unknown>;
+
+/** Ids come as numbers, relations as `{href, id: "2"}`: both become decimal strings. */
+const id = (value: unknown): string | null => {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  if (value && typeof value === 'object') return id((value as Raw).id);
+  return null;
+};
+const requiredId = (value: unknown, what: string): string => {
+  const out = id(value);
+  if (out === null) throw new TypeError(`provider ${what} without an id`);
+  return out;
+};
+/** An empty provider string is null (decisions 10). */
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : typeof value === 'number' ? String(value) : null);
+const num = (value: unknown): number | null => {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return null;
+};
+/** `state` 0 is active; a missing state counts as active (the provider always sends it). */
+const active = (raw: Raw): boolean => raw.state === undefined || raw.state === null || Number(raw.state) === 0;
+const version = (raw: Raw): string | null => (raw.version === undefined || raw.version === null ? null : String(raw.version));
+
+export const readOffice = (raw: Raw): Office => ({ id: requiredId(raw.id, 'office'), name: text(raw.name) ?? '', active: active(raw) });
+
+export const readTax = (raw: Raw): Tax => ({
+  id: requiredId(raw.id, 'tax'),
+  name: text(raw.name) ?? '',
+  percentage: num(raw.percentage) ?? 0,
+  code: text(raw.code),
+  active: active(raw),
+});
+
+export const readDocumentType = (raw: Raw): DocumentType => ({
+  id: requiredId(raw.id, 'document type'),
+  name: text(raw.name) ?? '',
+  codeSii: text(raw.codeSii),
+  isElectronic: Number(raw.isElectronicDocument) === 1,
+  isCreditNote: Number(raw.isCreditNote) === 1,
+  active: active(raw),
+});
+
+export const readVariant = (raw: Raw): Variant => ({
+  id: requiredId(raw.id, 'variant'),
+  description: text(raw.description),
+  code: text(raw.code),
+  barCode: text(raw.barCode),
+  productId: id(raw.product),
+  active: active(raw),
+  version: version(raw),
+});
+
+export const readStock = (raw: Raw): StockLevel => ({
+  variantId: requiredId(raw.variant, 'stock variant'),
+  officeId: requiredId(raw.office, 'stock office'),
+  quantity: num(raw.quantity) ?? 0,
+  quantityReserved: num(raw.quantityReserved) ?? 0,
+  quantityAvailable: num(raw.quantityAvailable) ?? 0,
+  version: version(raw),
+});
+
+export const readClient = (raw: Raw): Client => ({
+  id: requiredId(raw.id, 'client'),
+  firstName: text(raw.firstName),
+  lastName: text(raw.lastName),
+  company: text(raw.company),
+  code: text(raw.code),
+  email: text(raw.email),
+  phone: text(raw.phone),
+  active: active(raw),
+});
+
+export const readContact = (raw: Raw): Contact => ({
+  id: requiredId(raw.id, 'contact'),
+  firstName: text(raw.firstName),
+  lastName: text(raw.lastName),
+  email: text(raw.email),
+  phone: text(raw.phone),
+});
+
+export const readDocument = (raw: Raw): ProviderDocument => ({
+  id: requiredId(raw.id, 'document'),
+  number: text(raw.number),
+  salesId: text(raw.salesId),
+  documentTypeId: id(raw.document_type),
+  informedSii: num(raw.informedSii),
+  responseMsgSii: text(raw.responseMsgSii),
+  totalAmount: num(raw.totalAmount),
+  netAmount: num(raw.netAmount),
+  taxAmount: num(raw.taxAmount),
+  urlPdf: text(raw.urlPdf),
+  emissionDate: num(raw.emissionDate),
+});
+
+export const readDocumentDetail = (raw: Raw): DocumentDetail => ({
+  id: requiredId(raw.id, 'document detail'),
+  lineNumber: num(raw.lineNumber),
+  quantity: num(raw.quantity) ?? 0,
+  netUnitValue: num(raw.netUnitValue) ?? 0,
+});
+
+export const readReturn = (raw: Raw): ProviderReturn => ({
+  id: requiredId(raw.id, 'return'),
+  creditNoteId: id(raw.credit_note),
+  referenceDocumentId: id(raw.reference_document),
+});

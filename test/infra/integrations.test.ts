@@ -1,0 +1,74 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesize, type Resource, type Synthesized } from './synth.ts';
+
+const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
+const context = {
+  providerApiUrl: 'https://api.bsale.io',
+  providerOauthUrl: 'https://oauth.bsale.io',
+  providerAppId: 'app-42',
+  providerRedirectUri: 'https://app.example.cl/provider/callback',
+  providerUserTokenSecretArn: SECRET,
+  publicBaseUrl: 'https://api.example.cl',
+};
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize(context);
+}, 180_000);
+afterAll(() => synth?.dispose());
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
+const logicalId = (construct: IConstruct): string => synth.stack.resolve(synth.stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
+const statementsOf = (roleId: string): Statement[] =>
+  synth
+    .resources('AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+const actions = (s: Statement) => [s.Action].flat();
+const integrations = () => synth.stack.functions.byGroup.get('integrations')!;
+
+describe('integrations function', () => {
+  it('gets the provider settings from context and the user token only as a secret ARN', () => {
+    const fn = (synth.template.toJSON().Resources as Record<string, Resource>)[logicalId(integrations().function)]!;
+    const env = fn.Properties.Environment.Variables;
+    expect(env).toMatchObject({
+      PROVIDER_API_URL: 'https://api.bsale.io',
+      PROVIDER_OAUTH_URL: 'https://oauth.bsale.io',
+      PROVIDER_APP_ID: 'app-42',
+      PROVIDER_REDIRECT_URI: 'https://app.example.cl/provider/callback',
+      PROVIDER_USER_TOKEN_SECRET_ARN: SECRET,
+      PUBLIC_BASE_URL: 'https://api.example.cl',
+    });
+    expect(env.PROVIDER_USER_TOKEN).toBeUndefined();
+    for (const name of ['WEBHOOK_KMS_KEY_ID', 'WEBHOOK_QUEUE_URL']) expect(env[name]).toBeDefined();
+    // Outside a VPC: the provider's public hosts are reachable without NAT.
+    expect(fn.Properties.VpcConfig).toBeUndefined();
+  });
+
+  it('may read that one secret and use the key only under its two sealing contexts', () => {
+    const statements = statementsOf(logicalId(integrations().role));
+    expect(statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'))).toEqual([expect.objectContaining({ Resource: SECRET })]);
+    const kms = statements.filter((s) => actions(s).some((a) => a.startsWith('kms:')));
+    expect(kms.map((s) => s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys']).sort()).toEqual([
+      ['tenantId', 'connectionId'],
+      ['tenantId', 'operationId', 'key'],
+    ]);
+    for (const s of kms) {
+      expect(actions(s).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': [logicalId(synth.stack.webhookPipeline.key), 'Arn'] });
+      const keys = s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys'] as string[];
+      expect(Object.keys(s.Condition!.Null).sort()).toEqual(keys.map((k) => `kms:EncryptionContext:${k}`).sort());
+    }
+    expect(statements.some((s) => actions(s).some((a) => a.startsWith('sqs:') || a.startsWith('scheduler:')))).toBe(false);
+  });
+
+  it('routes every integrations operation to it, and stays cdk-nag clean', () => {
+    const routes = synth.resources('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string);
+    for (const key of ['POST /v1/integrations/provider/authorizations', 'GET /v1/integrations/sandbox/authorize', 'PUT /v1/integrations/connections/{id}/issue-settings']) {
+      expect(routes).toContain(key);
+    }
+    expect(synth.nagReport.success, JSON.stringify(synth.nagReport.violations, null, 1)).toBe(true);
+  });
+});
