@@ -119,6 +119,11 @@ export interface PageRequest {
   limit?: number;
   /** Only active items (`state=0`). */
   activeOnly?: boolean;
+  /**
+   * The caller's own deadline over several calls (each call also has its own): when it aborts,
+   * the read ends as "unknown" (ProviderUnavailableError, reason timeout).
+   */
+  signal?: AbortSignal;
 }
 
 export const PAGE_LIMIT = 50;

@@ -57,7 +57,7 @@ export class ProviderChile implements BillingProvider {
   }
 
   /** One HTTP call: the transport's failures and the provider's "try later" become ProviderUnavailableError. */
-  private async send(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown }): Promise<Answer & { headers: Headers }> {
+  private async send(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal }): Promise<Answer & { headers: Headers }> {
     let response: Response;
     let text: string;
     try {
@@ -65,7 +65,7 @@ export class ProviderChile implements BillingProvider {
         method: init.method,
         headers: { accept: 'application/json', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: init.signal ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), init.signal]) : AbortSignal.timeout(this.timeoutMs),
         redirect: 'manual',
       });
       text = await response.text();
@@ -87,8 +87,8 @@ export class ProviderChile implements BillingProvider {
   }
 
   /** An API call with the connection's token; 401 and the other 4xx are answers. */
-  private async api(session: ProviderSession, method: string, path: string, body?: unknown): Promise<Answer> {
-    const answer = await this.send(`${this.apiUrl}${path}`, { method, headers: { access_token: session.accessToken }, body });
+  private async api(session: ProviderSession, method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
+    const answer = await this.send(`${this.apiUrl}${path}`, { method, headers: { access_token: session.accessToken }, body, signal });
     if (answer.status === 401) throw new ProviderTokenRejectedError();
     if (answer.status >= 400) throw new ProviderRefusedError(answer.status, String(answer.body.error ?? 'no message'));
     if (answer.status >= 300) throw new ProviderUnavailableError('bad_answer', answer.status);
@@ -115,7 +115,7 @@ export class ProviderChile implements BillingProvider {
     const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
     const query = new URLSearchParams({ limit: String(limit), offset: String(offset), ...filters });
     if (request.activeOnly) query.set('state', '0');
-    const { body } = await this.api(session, 'GET', `${path}?${query}`);
+    const { body } = await this.api(session, 'GET', `${path}?${query}`, undefined, request.signal);
     if (!Array.isArray(body.items)) throw new ProviderUnavailableError('bad_answer', 200);
     const items = (body.items as Raw[]).map(read);
     const more = body.next !== undefined && body.next !== null && body.next !== '' && items.length > 0;

@@ -118,6 +118,7 @@ export class SandboxProvider implements BillingProvider {
 
   private page<T>(session: ProviderSession, list: (clientCode: string) => Record<string, unknown>[], read: (raw: Record<string, unknown>) => T, request: PageRequest = {}): Promise<Page<T>> {
     return this.run('list', () => {
+      if (request.signal?.aborted) throw new ProviderUnavailableError('timeout');
       const all = list(this.clientCodeOf(session)).map(read).filter((item) => !request.activeOnly || (item as { active?: boolean }).active !== false);
       const offset = request.offset ?? 0;
       const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);

@@ -85,6 +85,14 @@ describe('provider-chile-v1 against the fake provider', () => {
     expect(taxes.items).toEqual([{ id: '1', name: 'IVA', percentage: 19, code: '14', active: true }]);
   });
 
+  it('gives up as unknown when the caller’s own deadline has passed, before asking the provider', async () => {
+    const asked = fake.requests.length;
+    const error = await adapter.listOffices(session, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect((error as ProviderUnavailableError).reason).toBe('timeout');
+    expect(fake.requests.length).toBe(asked);
+  });
+
   it('reads variants, stocks, clients and contacts in the port’s shapes', async () => {
     const variants = await adapter.listVariants(session);
     expect(variants.items[0]).toMatchObject({ id: '1', code: 'SKU-0001', productId: '100', active: true, version: null });
