@@ -9,6 +9,7 @@ import { trackingOperations } from './tracking/operations.ts';
 import { metaOperations } from './meta/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 import { integrationOperations } from './integrations/operations.ts';
+import { invoicingOperations } from './invoicing/operations.ts';
 
 /**
  * The endpoint groups: one Lambda each. The CDK stack, the local gateway and the OpenAPI
@@ -32,6 +33,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
   { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations },
+  { name: 'invoicing', entry: 'functions/invoicing/handler.ts', operations: invoicingOperations },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);
