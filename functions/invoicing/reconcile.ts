@@ -1,5 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/clock.ts';
+import { auditWrite, SYSTEM_ACTOR_ID } from '../../shared/audit/entry.ts';
+import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/logger.ts';
 import type { BillingProvider } from '../../shared/ports/billing-provider/port.ts';
 import { billingProvider } from '../../shared/ports/billing-provider/registry.ts';
@@ -80,16 +82,21 @@ export interface ReconcilerRun {
  * committed on its own; one that fails (provider down, a concurrent change) is left due and
  * looked at again next run.
  */
-export const runReconciler = async (now: Date = new Date(), options: ReconcileOptions & { limit?: number } = {}): Promise<ReconcilerRun> => {
+/** The reconciler's action in the audit log (a job names its own, decisions 12). */
+export const RECONCILE_AUDIT_ACTION = 'reconcileInvoiceIntentScheduled';
+
+export const runReconciler = async (now: Date = new Date(), options: ReconcileOptions & { limit?: number; runId?: string } = {}): Promise<ReconcilerRun> => {
+  const runId = options.runId ?? newId();
   const run: ReconcilerRun = { looked: 0, moved: 0, failed: 0 };
   for (const due of await dueIntents(now, options.limit ?? 100)) {
     run.looked++;
     try {
       const intent = await findIntent(due.tenantId, due.id);
       if (!intent || !RECONCILABLE.has(intent.localState)) continue;
-      const { writes } = await reconcileIntent(intent, now, options);
-      await commit(writes);
-      if (writes.length > 0) run.moved++;
+      const { record, writes } = await reconcileIntent(intent, now, options);
+      if (writes.length === 0) continue;
+      await commit([...writes, auditWrite({ tenantId: record.tenantId, actorId: SYSTEM_ACTOR_ID, action: RECONCILE_AUDIT_ACTION, resourceId: record.id, requestId: runId, now })]);
+      run.moved++;
     } catch (error) {
       run.failed++;
       logger.warn('invoice intent not reconciled, left due', { invoiceIntentId: due.id, error: (error as Error).message });

@@ -1,0 +1,18 @@
+import type { ReconcilerRun } from '../../functions/invoicing/reconcile.ts';
+
+export interface LocalInvoiceReconciler {
+  /** Runs the reconciler once now (it also runs every INVOICE_RECONCILE_SECONDS, default 60). */
+  run(): Promise<ReconcilerRun>;
+  stop(): void;
+}
+
+/** The cloud's one-minute EventBridge rule for the invoice reconciler, as a timer. */
+export const startLocalInvoiceReconciler = async (): Promise<LocalInvoiceReconciler> => {
+  const { handler } = await import('../../functions/invoicing/reconciler/handler.ts');
+  const everySeconds = Number(process.env.INVOICE_RECONCILE_SECONDS ?? 60);
+  const timer = setInterval(() => {
+    handler(undefined).catch((error: Error) => console.error('invoice reconciler failed:', error.message));
+  }, everySeconds * 1000);
+  timer.unref();
+  return { run: () => handler(undefined), stop: () => clearInterval(timer) };
+};
