@@ -4,13 +4,13 @@ import { startLocalStack } from '../infra/local/stack.ts';
 import { auditWrite } from '../shared/audit/entry.ts';
 import { epochSeconds } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
-import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
 import { table, tableName } from '../shared/table/client.ts';
 import { keys } from '../shared/table/keys.ts';
 import { putMember } from '../shared/tenancy/members.ts';
 import { putTenant } from '../shared/tenancy/tenants.ts';
 import { recordKey } from '../functions/invoicing/records.ts';
-import { startProviderFake } from '../test/support/provider-fake/index.ts';
+import { startFakeProviderEnv } from '../test/support/provider-env.ts';
+import { invoiceBody } from '../test/e2e/invoicing/bodies.ts';
 import { apiEvent, lambdaContext } from './support/events.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
 
@@ -24,21 +24,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BLOCK = 20;
 process.env.LOG_LEVEL = 'WARN';
 
-const fake = await startProviderFake();
-fake.setRateLimit(null);
+const fake = await startFakeProviderEnv();
 const company = { clientCode: '76086428-5', clientName: 'Bench SpA' };
 const accessToken = fake.addCompany(company);
 const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
-const secrets = new LocalSecrets();
-secrets.set('bench-user-token', fake.userToken);
-setSecrets(secrets);
-Object.assign(process.env, {
-  PROVIDER_API_URL: fake.apiUrl,
-  PROVIDER_OAUTH_URL: fake.oauthUrl,
-  PROVIDER_APP_ID: fake.appId,
-  PROVIDER_REDIRECT_URI: fake.redirectUri,
-  PROVIDER_USER_TOKEN_SECRET_ARN: 'bench-user-token',
-});
 
 const tenantId = newId();
 await putTenant({ id: tenantId, name: 'Bench SpA' });
@@ -59,18 +48,7 @@ const customerId = randomUUID();
 await table().send(new PutCommand({ TableName: tableName(), Item: { ...recordKey(tenantId, connection.id, 'parties', customerId), id: customerId, externalId: '2' } }));
 
 const PREFIX = '/v1/customer-finance/invoice-intents';
-const body = {
-  connectionId: connection.id,
-  documentKind: 'invoice',
-  customerId,
-  currency: 'CLP',
-  minorUnitScale: 0,
-  totalMinor: '25990',
-  lines: [
-    { conceptKey: 'harina', description: 'Harina 1 kg', quantity: 2, unitPriceMinor: '1495' },
-    { conceptKey: 'flete', description: 'Despacho', quantity: '1', unitPriceMinor: '23000' },
-  ],
-};
+const body = invoiceBody(connection.id, customerId);
 
 const { handler } = await import('../functions/invoicing/handler.ts');
 const invoke = async (routeKey: string, path: string, expected: number, extra: { body?: unknown; id?: string } = {}) => {
@@ -175,6 +153,5 @@ for (const [label, r] of rows) {
   const [p50, f50, p99, f99] = [percentile(r.path, 50), percentile(r.floor, 50), percentile(r.path, 99), percentile(r.floor, 99)];
   console.log(`| ${label} | ${fmt(p50)} | ${fmt(f50)} | ${(p50 / f50).toFixed(2)} | ${fmt(p99)} | ${fmt(f99)} | ${(p99 / f99).toFixed(2)} |`);
 }
-setSecrets(undefined);
 await stack.stop();
 await fake.stop();

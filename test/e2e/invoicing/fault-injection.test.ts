@@ -9,13 +9,13 @@ import { CreateIntentBody } from '../../../functions/invoicing/schemas.ts';
 import { moveIntent } from '../../../functions/invoicing/transitions.ts';
 import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
 import { setBillingProvider } from '../../../shared/ports/billing-provider/registry.ts';
-import { setSecrets } from '../../../shared/ports/secrets.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant } from '../../support/api.ts';
 import type { FakeFault, ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
-import { connectFake, startFakeProvider } from './provider-fake.ts';
+import { startFakeProviderEnv } from '../../support/provider-env.ts';
+import { connectFake } from './provider-fake.ts';
 import { invoiceBody } from './support.ts';
 
 /**
@@ -58,7 +58,7 @@ describe('issuing under provider faults and crashes', () => {
   let provider: ProviderChile;
 
   beforeAll(async () => {
-    fake = await startFakeProvider();
+    fake = await startFakeProviderEnv();
     tenant = await TestTenant.create(stack());
     ready = await connectFake(fake, tenant, await tenant.member('admin'), { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
     provider = new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: DEADLINE_MS });
@@ -66,7 +66,6 @@ describe('issuing under provider faults and crashes', () => {
   }, 60_000);
   afterAll(async () => {
     setBillingProvider('provider-chile-v1', undefined);
-    setSecrets(undefined);
     await fake?.stop();
   });
 

@@ -1,28 +1,9 @@
 import { expect } from 'vitest';
-import { LocalSecrets, setSecrets } from '../../../shared/ports/secrets.ts';
 import type { TestMember, TestTenant } from '../../support/api.ts';
-import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
+import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { putRecord } from './support.ts';
 
-const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:provider-user-token';
 export const FAKE_SETTINGS = { officeId: '1', vatTaxId: '1', documentTypeIds: { receipt: '3', invoice: '1', creditNote: '5' } };
-
-/** The fake provider on 127.0.0.1, reached through the real provider-chile-v1 adapter (PROVIDER_* env). */
-export const startFakeProvider = async (): Promise<ProviderFake> => {
-  const fake = await startProviderFake();
-  fake.setRateLimit(null);
-  const secrets = new LocalSecrets();
-  secrets.set(SECRET_ARN, fake.userToken);
-  setSecrets(secrets);
-  Object.assign(process.env, {
-    PROVIDER_API_URL: fake.apiUrl,
-    PROVIDER_OAUTH_URL: fake.oauthUrl,
-    PROVIDER_APP_ID: fake.appId,
-    PROVIDER_REDIRECT_URI: fake.redirectUri,
-    PROVIDER_USER_TOKEN_SECRET_ARN: SECRET_ARN,
-  });
-  return fake;
-};
 
 /** A provider-chile-v1 connection of the fake's company, with settings and a customer (client 2). */
 export const connectFake = async (fake: ProviderFake, tenant: TestTenant, admin: TestMember, company: { clientCode: string; clientName: string }) => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntent } from '../../../functions/invoicing/intent-record.ts';
-import { setSecrets } from '../../../shared/ports/secrets.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
-import { connectFake, startFakeProvider } from './provider-fake.ts';
+import { startFakeProviderEnv } from '../../support/provider-env.ts';
+import { connectFake } from './provider-fake.ts';
 import { approved, invoiceBody, PREFIX } from './support.ts';
 
 const stack = useLocalStack();
@@ -20,13 +20,12 @@ describe('invoice intents through provider-chile-v1 (real adapter, fake provider
   const docsOf = (salesId: string) => fake.documents(ready.token).filter((d) => d.salesId === salesId);
 
   beforeAll(async () => {
-    fake = await startFakeProvider();
+    fake = await startFakeProviderEnv();
     tenant = await TestTenant.create(stack());
     [admin, operator] = await Promise.all([tenant.member('admin'), tenant.member('operator')]);
     ready = await connectFake(fake, tenant, admin, COMPANY);
   });
   afterAll(async () => {
-    setSecrets(undefined);
     await fake?.stop();
   });
 

@@ -6,6 +6,8 @@ import { recordKey } from '../../../functions/invoicing/records.ts';
 import type { TestMember, TestTenant } from '../../support/api.ts';
 import { connectSandbox } from '../integrations/support.ts';
 
+export { invoiceBody } from './bodies.ts';
+
 export const PREFIX = '/v1/customer-finance/invoice-intents';
 
 /** The sandbox's ids for the settings (sandbox-data.ts): office 2, VAT 1, types 39 / 33 / 61. */
@@ -33,19 +35,6 @@ export const readySandbox = async (tenant: TestTenant, admin: TestMember) => {
   return { connection: settings.body as { id: string; clientCode: string; version: number }, customerId, variantId };
 };
 
-export const invoiceBody = (connectionId: string, customerId: string | null, over: Record<string, unknown> = {}) => ({
-  connectionId,
-  documentKind: 'invoice',
-  customerId,
-  currency: 'CLP',
-  minorUnitScale: 0,
-  totalMinor: '25990',
-  lines: [
-    { conceptKey: 'harina', description: 'Harina 1 kg', quantity: 2, unitPriceMinor: '1495' },
-    { conceptKey: 'flete', description: 'Despacho', quantity: '1', unitPriceMinor: '23000' },
-  ],
-  ...over,
-});
 
 /** draft → reviewed → approved, as operator then admin. */
 export const approved = async (tenant: TestTenant, operator: TestMember, admin: TestMember, body: Record<string, unknown>) => {
