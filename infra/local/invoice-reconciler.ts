@@ -1,4 +1,4 @@
-import type { ReconcilerRun } from '../../functions/invoicing/reconcile.ts';
+import type { ReconcilerRun } from '../../functions/invoicing/reconciler/run.ts';
 
 export interface LocalInvoiceReconciler {
   /** Runs the reconciler once now (it also runs every INVOICE_RECONCILE_SECONDS, default 60). */
