@@ -78,6 +78,20 @@ describe('issuing under provider faults and crashes', () => {
     return created.record;
   };
 
+  it('a crash after the provider applied leaves submitting; reconcile leaves a fresh one alone, then finds the document', async () => {
+    const intent = await approvedIntent();
+    const lost = await issueIntent(tenant.id, intent.id, new Date(), { deadlineMs: DEADLINE_MS }); // its writes never commit
+    expect(lost.record.localState).toBe('issued');
+    expect((await getIntent(tenant.id, intent.id)).localState).toBe('submitting');
+    // Still inside the issue's deadline: a look-up now could race a call that is about to apply.
+    expect((await reconcileById(tenant.id, intent.id, new Date())).writes).toEqual([]);
+    const later = await reconcileById(tenant.id, intent.id, new Date(Date.now() + 60_000));
+    await commit(later.writes);
+    const settled = await getIntent(tenant.id, intent.id);
+    expect(settled).toMatchObject({ localState: 'issued', externalDocumentId: String(fake.documents(ready.token).find((d) => d.salesId === intent.correlationId)!.id) });
+    expect(fake.documents(ready.token).filter((d) => d.salesId === intent.correlationId)).toHaveLength(1);
+  });
+
   it('never makes a second document, and settles every intent in agreement with the provider', async () => {
     const counts = { sequences: 0, steps: 0, crashes: 0, faults: 0, refused409: 0, issued: 0, rejected: 0, approved: 0, duplicates: 0 };
     await fc.assert(
