@@ -11,6 +11,7 @@ import { trackingOperations } from './tracking/operations.ts';
 import { metaOperations } from './meta/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 import { integrationOperations } from './integrations/operations.ts';
+import { invoicingOperations } from './invoicing/operations.ts';
 
 /**
  * The endpoint groups: one Lambda each. The CDK stack, the local gateway and the OpenAPI
@@ -54,6 +55,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations, table: { items: ['GetItem', 'UpdateItem', 'Query'], queries: ['gsi1', 'gsi2', 'gsi3'] } },
   { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations, table: { items: [...requestPath, 'Query'] } },
+  { name: 'invoicing', entry: 'functions/invoicing/handler.ts', operations: invoicingOperations, table: { items: [...requestPath, 'Query'] } },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

@@ -29,4 +29,11 @@ export const webhookSweeper: JobFunction = {
   table: { items: ['PutItem'], queries: ['gsi2'], partitions: [`${DUE_PARTITION_PREFIX}*`, 'T#*#AUDIT'] },
 };
 
-export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper];
+export const invoiceReconciler: JobFunction = {
+  name: 'invoice-reconciler',
+  entry: 'functions/invoicing/reconciler/handler.ts',
+  // Finds unsettled intents on gsi2, reads the intent and its connection, commits the settled state.
+  table: { items: ['GetItem', 'PutItem', 'UpdateItem'], queries: ['gsi2'] },
+};
+
+export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler];

@@ -2,12 +2,14 @@ import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { FunctionGroup } from '../functions/index.ts';
+import type { ServiceFunction } from './constructs/service-function.ts';
 import { functionGroups } from '../functions/index.ts';
 import { Alarms } from './constructs/alarms.ts';
 import { BillingProviderAccess, type BillingProviderSettings } from './constructs/billing-provider.ts';
 import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
+import { InvoiceReconciler } from './constructs/invoice-reconciler.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
 import { OriginSecret } from './constructs/origin-secret.ts';
 import { TrackingEdge } from './constructs/tracking-edge.ts';
@@ -52,6 +54,7 @@ export class DeliveryOpsStack extends Stack {
   readonly originSecret: OriginSecret;
   readonly webhooks: WebhookQueue;
   readonly webhookPipeline: WebhookPipeline;
+  readonly invoiceReconciler: InvoiceReconciler;
   readonly tracking: TrackingProjection;
   readonly alarms: Alarms;
 
@@ -104,21 +107,29 @@ export class DeliveryOpsStack extends Stack {
       apiFunction: this.functions.byGroup.get('webhooks'),
       serviceName: 'delivery-ops',
     });
-    const integrations = this.functions.byGroup.get('integrations');
-    if (integrations) {
-      const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
-      new BillingProviderAccess(this, 'BillingProvider', {
-        fn: integrations,
+    this.invoiceReconciler = new InvoiceReconciler(this, 'InvoiceReconciler', { data: this.data, serviceName: 'delivery-ops' });
+    const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
+    const providerSettings = props.billingProvider ?? {
+      apiUrl: context('providerApiUrl'),
+      oauthUrl: context('providerOauthUrl'),
+      appId: context('providerAppId'),
+      redirectUri: context('providerRedirectUri'),
+      userTokenSecretArn: context('providerUserTokenSecretArn'),
+      publicBaseUrl: context('publicBaseUrl'),
+    };
+    // Every function that reaches the provider: connections, invoicing and its reconciler.
+    const providerUsers: Array<[string, ServiceFunction | undefined]> = [
+      ['BillingProvider', this.functions.byGroup.get('integrations')],
+      ['InvoicingBillingProvider', this.functions.byGroup.get('invoicing')],
+      ['ReconcilerBillingProvider', this.invoiceReconciler.fn],
+    ];
+    for (const [id, fn] of providerUsers) {
+      if (!fn) continue;
+      new BillingProviderAccess(this, id, {
+        fn,
         key: this.webhookPipeline.key,
         portsEnvironment: this.webhookPipeline.portsEnvironment(this.webhooks),
-        settings: props.billingProvider ?? {
-          apiUrl: context('providerApiUrl'),
-          oauthUrl: context('providerOauthUrl'),
-          appId: context('providerAppId'),
-          redirectUri: context('providerRedirectUri'),
-          userTokenSecretArn: context('providerUserTokenSecretArn'),
-          publicBaseUrl: context('publicBaseUrl'),
-        },
+        settings: providerSettings,
       });
     }
     this.tracking = new TrackingProjection(this, 'TrackingProjection', { data: this.data, serviceName: 'delivery-ops' });
@@ -129,6 +140,7 @@ export class DeliveryOpsStack extends Stack {
         ...this.webhookPipeline.functions,
         ['origin-secret-rotation', this.originSecret.rotation.function] as const,
         ['tracking-projection', this.tracking.projector.function] as const,
+        ['invoice-reconciler', this.invoiceReconciler.fn.function] as const,
       ]),
       deadLetterQueues: new Map([
         ['WebhookDeadLetters', this.webhooks.deadLetterQueue],

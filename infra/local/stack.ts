@@ -14,6 +14,7 @@ import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
 import { trackingRateLimit } from './tracking-rate-limit.ts';
 import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
+import { startLocalInvoiceReconciler, type LocalInvoiceReconciler } from './invoice-reconciler.ts';
 import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
 
 export interface LocalStackOptions {
@@ -37,6 +38,7 @@ export interface LocalStack extends StackInfo {
   devIssuer: DevIssuer;
   gateway: LocalGateway;
   webhooks: LocalWebhooks;
+  invoiceReconciler: LocalInvoiceReconciler;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
   const webhooks = await startLocalWebhooks({ keyDir: runtimeDir });
+  const invoiceReconciler = await startLocalInvoiceReconciler();
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   // Each consumer is its own Lambda in the cloud (an event source mapping each).
   for (const group of streamConsumerGroups) consumers[group.name] = invokedAs(group.name, await group.load());
@@ -117,7 +120,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     devIssuer,
     gateway,
     webhooks,
+    invoiceReconciler,
     stop: async () => {
+      invoiceReconciler.stop();
       await gateway.close();
       await reader.stop();
       await webhooks.stop();

@@ -23,8 +23,8 @@ export const permissions = {
   'routes.write': staff,
   'field.act': ['admin', 'operator', 'driver'], // drivers: only on routes assigned to them
   'invoices.read': readers,
-  'invoices.write': staff, // create and review
-  'invoices.approve': adminOnly, // approve, issue, reconcile
+  'invoices.write': staff, // create, review and reconcile (decisions 9)
+  'invoices.approve': adminOnly, // approve, issue, cancel
   'webhooks.read': readers,
   'webhooks.manage': adminOnly,
   'integrations.read': readers, // connections and issue options: every role but driver (decisions 10)

@@ -8,10 +8,21 @@ import { DateTime as Time, IsoDate as Day } from '../http/schemas.ts';
  */
 const Uuid = v.pipe(v.string(), v.uuid());
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** decisions 9: the intent's states and the provider's document id, no personal data. */
+const invoiceData = v.strictObject({
+  invoiceIntentId: Uuid,
+  documentKind: v.picklist(['receipt', 'invoice', 'credit_note']),
+  localState: v.string(),
+  providerState: v.string(),
+  taxState: v.string(),
+  externalDocumentId: v.nullable(v.string()),
+});
 
 export const eventDataSchemas = {
   'distribution.order.created': v.strictObject({ orderId: Uuid, reference: v.string(), state: v.string() }),
   'distribution.order.cancelled': v.strictObject({ orderId: Uuid, reference: v.string(), state: v.string() }),
+  'finance.invoice.issued': invoiceData,
+  'finance.invoice.rejected': invoiceData,
   'routing.plan.approved': v.strictObject({ routePlanId: Uuid, previewId: Uuid, routeCount: Count, unassignedCount: Count }),
   'field.route.assigned': v.strictObject({
     routeId: Uuid,

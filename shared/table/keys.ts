@@ -17,6 +17,17 @@ export const keys = {
   member: (tenantId: string, subject: string) => ({ pk: tenantPk(tenantId), sk: `MEMBER#${subject}` }),
   /** gsi1: a member by id (a route's workerId names a member). */
   memberById: (memberId: string) => ({ gsi1pk: `MEMBER#${memberId}`, gsi1sk: 'MEMBER' }),
+  /** An invoice intent with its lines; a tenant's intents are listed oldest first (UUIDv7 ids). */
+  invoiceIntent: (tenantId: string, intentId: string) => ({ pk: tenantPk(tenantId), sk: `INV#${intentId}` }),
+  invoiceIntentPrefix: 'INV#',
+  /** What the live credit notes of an invoice credit, per position (guards the remaining quantity). */
+  invoiceCredits: (tenantId: string, invoiceId: string) => ({ pk: tenantPk(tenantId), sk: `INVCREDIT#${invoiceId}` }),
+  /**
+   * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending), by the
+   * time they are due; spread over a few partitions like the due deliveries.
+   */
+  invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${parseInt(intentId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${intentId}` }),
+  invoiceReconcilePartition: (shard: number) => `INVDUE#${shard}`,
   vehicle: (tenantId: string, vehicleId: string) => ({ pk: tenantPk(tenantId), sk: `VEHICLE#${vehicleId}` }),
   vehiclePrefix: 'VEHICLE#',
   /** Guards plate uniqueness inside a tenant: written and removed with the vehicle. */

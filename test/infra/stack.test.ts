@@ -86,8 +86,8 @@ describe('functions', () => {
         Handler: 'index.handler',
       });
       // The webhooks group seals signing secrets through the webhook ports (webhook-pipeline.ts), the
-      // integrations group provider tokens (billing-provider.ts; its PROVIDER_* only with context).
-      const ports = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations')
+      // integrations and invoicing groups provider tokens (billing-provider.ts; PROVIDER_* only with context).
+      const ports = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations') || id.startsWith('FunctionsInvoicing')
         ? ['WEBHOOK_KMS_KEY_ID', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_SCHEDULE_GROUP']
         : [];
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(

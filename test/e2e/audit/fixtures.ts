@@ -4,6 +4,8 @@ import type { ApiResponse, TestMember, TestTenant } from '../../support/api.ts';
 import { eventually, type Receiver } from '../../support/receiver.ts';
 import { careFixtures } from './care-fixtures.ts';
 import { integrationFixtures } from './integration-fixtures.ts';
+import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
+import { invoiceBody, PREFIX as INVOICES, readySandbox } from '../invoicing/support.ts';
 
 /**
  * Request fixtures for the audit walk, one per mutating operationId. A mutating operation that
@@ -116,12 +118,72 @@ export const steps = {
   },
 };
 
+/** Invoicing: one ready sandbox connection per world (connections are slow to make). */
+const invoicingReady = new WeakMap<World, ReturnType<typeof readySandbox>>();
+const invoicing = {
+  ready: (w: World) => {
+    if (!invoicingReady.has(w)) invoicingReady.set(w, readySandbox(w.tenant, w.admin));
+    return invoicingReady.get(w)!;
+  },
+  draft: async (w: World) => {
+    const ready = await invoicing.ready(w);
+    return ok(await w.tenant.call(w.operator, 'POST', INVOICES, { body: invoiceBody(ready.connection.id, ready.customerId) }), 201);
+  },
+  reviewed: async (w: World) => ok(await w.tenant.call(w.operator, 'POST', `${INVOICES}/${(await invoicing.draft(w)).id}/review`, { body: { version: 1 } }), 200),
+  approved: async (w: World) => ok(await w.tenant.call(w.admin, 'POST', `${INVOICES}/${(await invoicing.reviewed(w)).id}/approve`, { body: { version: 2 } }), 200),
+  /** An intent the provider applied without answering: reconcile has something to settle. */
+  unknown: async (w: World) => {
+    const intent = await invoicing.approved(w);
+    sandboxProvider().faults.add({ operation: 'issueDocument', kind: 'timeout_after_apply', times: 1 });
+    return ok(await w.tenant.call(w.admin, 'POST', `${INVOICES}/${intent.id}/issue`), 200);
+  },
+};
+
 const idOfAnswer = (response: ApiResponse) => response.body.id as string;
 const known = (id: string) => () => id;
 
 export const fixtures: Record<string, Fixture> = {
   ...careFixtures,
   ...integrationFixtures,
+  createInvoiceIntent: {
+    prepare: async (w) => {
+      const ready = await invoicing.ready(w);
+      return { member: w.operator, method: 'POST', path: INVOICES, body: invoiceBody(ready.connection.id, ready.customerId), resourceId: idOfAnswer, status: 201 };
+    },
+  },
+  reviewInvoiceIntent: {
+    prepare: async (w) => {
+      const intent = await invoicing.draft(w);
+      return { member: w.operator, method: 'POST', path: `${INVOICES}/${intent.id}/review`, body: { version: 1 }, resourceId: known(intent.id), status: 200 };
+    },
+    refuse: async (w) => ({ member: w.operator, method: 'POST', path: `${INVOICES}/${(await invoicing.draft(w)).id}/review`, body: { version: 9 }, status: 409 }),
+  },
+  approveInvoiceIntent: {
+    prepare: async (w) => {
+      const intent = await invoicing.reviewed(w);
+      return { member: w.admin, method: 'POST', path: `${INVOICES}/${intent.id}/approve`, body: { version: 2 }, resourceId: known(intent.id), status: 200 };
+    },
+    refuse: async (w) => ({ member: w.admin, method: 'POST', path: `${INVOICES}/${(await invoicing.draft(w)).id}/approve`, body: { version: 1 }, status: 409 }),
+  },
+  cancelInvoiceIntent: {
+    prepare: async (w) => {
+      const intent = await invoicing.draft(w);
+      return { member: w.admin, method: 'POST', path: `${INVOICES}/${intent.id}/cancel`, body: { version: 1 }, resourceId: known(intent.id), status: 200 };
+    },
+  },
+  issueInvoiceIntent: {
+    prepare: async (w) => {
+      const intent = await invoicing.approved(w);
+      return { member: w.admin, method: 'POST', path: `${INVOICES}/${intent.id}/issue`, resourceId: known(intent.id), status: 200 };
+    },
+    refuse: async (w) => ({ member: w.admin, method: 'POST', path: `${INVOICES}/${(await invoicing.draft(w)).id}/issue`, status: 409 }),
+  },
+  reconcileInvoiceIntent: {
+    prepare: async (w) => {
+      const intent = await invoicing.unknown(w);
+      return { member: w.operator, method: 'POST', path: `${INVOICES}/${intent.id}/reconcile`, resourceId: known(intent.id), status: 200 };
+    },
+  },
   classifyQuestion: {
     changesNothing: true,
     prepare: async (w) => ({ member: w.operator, method: 'POST', path: '/v1/assistant/questions', body: { text: '¿dónde está la patente BBCC12?' }, resourceId: known(w.tenant.id), status: 200 }),

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { nowIso } from '../../shared/clock.ts';
+import type { FieldIssue } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { findConnectionRecord, type ConnectionRecord } from '../integrations/connection-record.ts';
+import { adjustLedger, creditedMicro, readLedger, saveLedger } from './credits.ts';
+import { ConnectionNotReadyError, CreditExceedsRemainingError, InvalidInvoiceError, TotalMismatchError } from './errors.ts';
+import { findIntent, insertIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
+import { CURRENCY_SCALES, fromMicro, lineTotal, sum, toMicro } from './money.ts';
+import { recordExternalId } from './records.ts';
+import type { CreateIntentBody } from './schemas.ts';
+
+/** provider-chile-v1 issues pesos only; the sandbox stands in for it and follows the same rule. */
+const PROVIDER_CURRENCIES: Record<ConnectionRecord['origin'], readonly string[]> = { 'provider-chile-v1': ['CLP'], 'sandbox-v1': ['CLP'] };
+
+const readyConnection = async (tenantId: string, connectionId: string): Promise<ConnectionRecord> => {
+  const connection = await findConnectionRecord(tenantId, connectionId);
+  if (!connection) throw new ConnectionNotReadyError('no connection of this tenant has this id');
+  if (connection.state !== 'active') throw new ConnectionNotReadyError('the connection is revoked');
+  if (!connection.issueSettings) throw new ConnectionNotReadyError('the connection has no issue settings');
+  return connection;
+};
+
+const currencyIssues = (connection: ConnectionRecord, body: CreateIntentBody): FieldIssue[] => {
+  const scale = CURRENCY_SCALES[body.currency];
+  if (scale === undefined) return [{ path: 'body.currency', message: 'is not a supported ISO 4217 currency' }];
+  const issues: FieldIssue[] = [];
+  if (scale !== body.minorUnitScale) issues.push({ path: 'body.minorUnitScale', message: `must be ${scale}, the ISO 4217 scale of ${body.currency}` });
+  const allowed = PROVIDER_CURRENCIES[connection.origin];
+  if (!allowed.includes(body.currency)) issues.push({ path: 'body.currency', message: `${connection.origin} issues ${allowed.join(', ')} only` });
+  return issues;
+};
+
+/** The lines as stored, each catalogue item resolved to its variant's provider id. */
+const buildLines = async (tenantId: string, connectionId: string, body: CreateIntentBody): Promise<{ lines: StoredLine[]; issues: FieldIssue[] }> => {
+  const issues: FieldIssue[] = [];
+  const lines = await Promise.all(
+    body.lines.map(async (input, index): Promise<StoredLine> => {
+      const catalogItemId = input.catalogItemId ?? null;
+      const variantExternalId = catalogItemId ? await recordExternalId(tenantId, connectionId, 'variants', catalogItemId) : null;
+      if (catalogItemId && !variantExternalId) issues.push({ path: `body.lines.${index}.catalogItemId`, message: 'is not a variant record of this connection' });
+      const quantity = toMicro(input.quantity);
+      return {
+        position: index + 1,
+        conceptKey: input.conceptKey,
+        description: input.description,
+        quantity: fromMicro(quantity),
+        unitPriceMinor: input.unitPriceMinor,
+        lineTotalMinor: lineTotal(quantity, BigInt(input.unitPriceMinor)).toString(),
+        catalogItemId,
+        creditedPosition: input.creditedPosition ?? null,
+        variantExternalId: variantExternalId ?? null,
+      };
+    }),
+  );
+  return { lines, issues };
+};
+
+/**
+ * A credit note names an issued (or provider-recorded) receipt or invoice of the same connection
+ * and currency; every line names a credited position, and the quantities of all live credit
+ * notes of a position stay within the credited line's (decisions 9).
+ */
+const creditWrites = async (tenantId: string, body: CreateIntentBody, lines: StoredLine[]): Promise<Write[]> => {
+  if (body.documentKind !== 'credit_note') {
+    const issues: FieldIssue[] = [];
+    if (body.creditedInvoiceId !== undefined) issues.push({ path: 'body.creditedInvoiceId', message: 'only a credit note names a credited invoice' });
+    lines.forEach((line, i) => line.creditedPosition !== null && issues.push({ path: `body.lines.${i}.creditedPosition`, message: 'only a credit note line names a credited position' }));
+    if (issues.length > 0) throw new InvalidInvoiceError('Only credit notes credit anything.', issues);
+    return [];
+  }
+  if (!body.creditedInvoiceId) throw new InvalidInvoiceError('A credit note names the invoice it credits.', [{ path: 'body.creditedInvoiceId', message: 'is required for a credit note' }]);
+  const credited = await findIntent(tenantId, body.creditedInvoiceId);
+  const fit =
+    credited &&
+    credited.documentKind !== 'credit_note' &&
+    (credited.localState === 'issued' || credited.localState === 'provider_recorded') &&
+    credited.connectionId === body.connectionId &&
+    credited.currency === body.currency;
+  if (!credited || !fit) {
+    throw new InvalidInvoiceError('The credited invoice must be an issued receipt or invoice of the same connection and currency.', [
+      { path: 'body.creditedInvoiceId', message: 'is not an issued receipt or invoice of this connection and currency' },
+    ]);
+  }
+  const ledger = await readLedger(tenantId, credited.id);
+  const issues: FieldIssue[] = [];
+  const asked = new Map<number, bigint>();
+  lines.forEach((line, i) => {
+    const target = credited.lines.find((l) => l.position === line.creditedPosition);
+    if (!target) return void issues.push({ path: `body.lines.${i}.creditedPosition`, message: 'must name a position of the credited invoice' });
+    asked.set(target.position, (asked.get(target.position) ?? 0n) + toMicro(line.quantity));
+    const remaining = toMicro(target.quantity) - creditedMicro(ledger, target.position);
+    if (asked.get(target.position)! > remaining) {
+      issues.push({ path: `body.lines.${i}.quantity`, message: `exceeds what remains of position ${target.position} (${fromMicro(remaining < 0n ? 0n : remaining)})` });
+    }
+  });
+  if (issues.some((issue) => issue.path.endsWith('creditedPosition'))) throw new InvalidInvoiceError('Every credit note line names a credited position.', issues);
+  if (issues.length > 0) throw new CreditExceedsRemainingError(issues);
+  return [saveLedger(adjustLedger(ledger, lines, 1n))];
+};
+
+export const createIntent = async (tenantId: string, body: CreateIntentBody, now: Date): Promise<{ record: IntentRecord; writes: Write[] }> => {
+  const connection = await readyConnection(tenantId, body.connectionId);
+  const issues = currencyIssues(connection, body);
+  if (body.documentKind === 'invoice' && body.customerId === null) issues.push({ path: 'body.customerId', message: 'an invoice needs a customer' });
+  const customerExternalId = body.customerId ? await recordExternalId(tenantId, connection.id, 'parties', body.customerId) : null;
+  if (body.customerId && !customerExternalId) issues.push({ path: 'body.customerId', message: 'is not a party record of this connection' });
+  const built = await buildLines(tenantId, connection.id, body);
+  issues.push(...built.issues);
+  if (issues.length > 0) throw new InvalidInvoiceError('The invoice intent does not fit its connection and records.', issues);
+  const total = sum(built.lines.map((line) => BigInt(line.lineTotalMinor)));
+  if (total !== BigInt(body.totalMinor)) throw new TotalMismatchError(total, body.totalMinor);
+  const ledgerWrites = await creditWrites(tenantId, body, built.lines);
+  const at = nowIso(now);
+  const record: IntentRecord = {
+    id: newId(),
+    tenantId,
+    connectionId: connection.id,
+    documentKind: body.documentKind,
+    customerId: body.customerId,
+    creditedInvoiceId: body.creditedInvoiceId ?? null,
+    correlationId: randomUUID(),
+    currency: body.currency,
+    minorUnitScale: body.minorUnitScale,
+    totalMinor: total.toString(),
+    localState: 'draft',
+    providerState: 'not_sent',
+    taxState: 'not_submitted',
+    externalDocumentId: null,
+    providerVersion: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    lines: built.lines,
+    customerExternalId: customerExternalId ?? null,
+    submission: null,
+    reconcileDueAt: null,
+    reconcileAttempts: 0,
+  };
+  return { record, writes: [insertIntent(record), ...ledgerWrites] };
+};

@@ -1,0 +1,34 @@
+import { StateConflictError, UnprocessableError, type FieldIssue } from '../../shared/errors.ts';
+
+/** The invoicing errors of decisions 9, each with its stable code (docs/error-codes.md). */
+export class ConnectionNotReadyError extends UnprocessableError {
+  constructor(reason: string) {
+    super(`The connection cannot issue documents: ${reason}.`, 'connection_not_ready', [{ path: 'body.connectionId', message: reason }]);
+  }
+}
+
+export class InvalidInvoiceError extends UnprocessableError {
+  constructor(message: string, issues: FieldIssue[]) {
+    super(message, 'invalid_invoice', issues);
+  }
+}
+
+export class TotalMismatchError extends UnprocessableError {
+  constructor(expected: bigint, sent: string) {
+    super(`The lines sum to ${expected}, but totalMinor is ${sent}.`, 'total_mismatch', [{ path: 'body.totalMinor', message: `must be ${expected}, the sum of lineTotalMinor` }]);
+  }
+}
+
+export class CreditExceedsRemainingError extends UnprocessableError {
+  constructor(issues: FieldIssue[]) {
+    super('A credited quantity exceeds what remains of the credited line.', 'credit_exceeds_remaining', issues);
+  }
+}
+
+/** An operation the intent's current state does not allow (decisions 9). */
+export class InvalidTransitionError extends StateConflictError {
+  constructor(operation: string, state: string) {
+    super(`An intent that is ${state} cannot be ${operation}.`, 'invalid_state');
+    this.extensions.localState = state;
+  }
+}

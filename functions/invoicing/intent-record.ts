@@ -1,0 +1,119 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import { keys, tenantPk } from '../../shared/table/keys.ts';
+import { queryPage, type Page } from '../../shared/table/pages.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import type { InvoiceIntent, InvoiceLine, LocalState } from './schemas.ts';
+
+export const INTENT_ENTITY = 'invoiceIntent';
+
+/** A stored line: the API's fields plus the provider ids resolved from the records at create. */
+export interface StoredLine extends InvoiceLine {
+  /** The variant's provider id, when the line names a catalogue item. */
+  variantExternalId: string | null;
+}
+
+/**
+ * What an issue fixes the first time it commits `submitting`, and every later attempt reuses:
+ * the provider keeps one document per salesId and document type, so a retry with the same type
+ * can only ever find the first document, never make a second.
+ */
+export interface Submission {
+  documentTypeId: string;
+  officeId: string;
+  /** Unix seconds, 00:00 UTC of the tenant's day: the provider's emissionDate. */
+  emissionDate: number;
+  firstSubmittedAt: string;
+  /** When the latest attempt committed `submitting` (a reconcile leaves a fresh one alone). */
+  submittedAt: string;
+}
+
+export interface IntentRecord extends InvoiceIntent {
+  lines: StoredLine[];
+  /** The party's provider id (the document's clientId). */
+  customerExternalId: string | null;
+  submission: Submission | null;
+  /** When the reconciler should look next (null when nothing is left to learn). */
+  reconcileDueAt: string | null;
+  reconcileAttempts: number;
+}
+
+export const notFound = () => new NotFoundError('No invoice intent with this id.');
+
+export const toIntent = (record: IntentRecord): InvoiceIntent => ({
+  id: record.id,
+  tenantId: record.tenantId,
+  connectionId: record.connectionId,
+  documentKind: record.documentKind,
+  customerId: record.customerId,
+  creditedInvoiceId: record.creditedInvoiceId,
+  correlationId: record.correlationId,
+  currency: record.currency,
+  minorUnitScale: record.minorUnitScale,
+  totalMinor: record.totalMinor,
+  localState: record.localState,
+  providerState: record.providerState,
+  taxState: record.taxState,
+  externalDocumentId: record.externalDocumentId,
+  providerVersion: record.providerVersion,
+  version: record.version,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+});
+
+export const toLine = ({ variantExternalId: _v, ...line }: StoredLine): InvoiceLine => line;
+
+const fromItem = (item: Record<string, unknown>): IntentRecord => {
+  const { pk: _pk, sk: _sk, entity: _e, gsi2pk: _g, gsi2sk: _gs, ...record } = item;
+  return record as unknown as IntentRecord;
+};
+
+const toItem = (record: IntentRecord) => ({
+  ...keys.invoiceIntent(record.tenantId, record.id),
+  ...(record.reconcileDueAt ? keys.invoiceReconcileDue(record.id, record.reconcileDueAt) : {}),
+  entity: INTENT_ENTITY,
+  ...record,
+});
+
+export const findIntent = async (tenantId: string, intentId: string): Promise<IntentRecord | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.invoiceIntent(tenantId, intentId), ConsistentRead: true }));
+  return Item ? fromItem(Item) : undefined;
+};
+
+export const getIntent = async (tenantId: string, intentId: string): Promise<IntentRecord> => {
+  const record = await findIntent(tenantId, intentId);
+  if (!record) throw notFound();
+  return record;
+};
+
+export const listIntents = (tenantId: string, after: string | undefined, limit: number): Promise<Page<IntentRecord>> =>
+  queryPage({ pk: tenantPk(tenantId), prefix: keys.invoiceIntentPrefix, after, limit }, fromItem, (r) => r.id);
+
+export const insertIntent = (record: IntentRecord): Write => ({
+  item: { Put: { TableName: tableName(), Item: toItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+});
+
+/**
+ * Writes a changed intent if it is still at `expected` (version and state), so two requests
+ * that read the same intent cannot both move it: the loser gets 409.
+ */
+export const saveIntent = (record: IntentRecord, expected: { version: number; localState: LocalState }): Write => ({
+  item: {
+    Put: {
+      TableName: tableName(),
+      Item: toItem(record),
+      ConditionExpression: 'attribute_exists(pk) AND version = :version AND localState = :state',
+      ExpressionAttributeValues: { ':version': expected.version, ':state': expected.localState },
+    },
+  },
+  onConditionFailed: (old) => {
+    if (!old) return notFound();
+    if (old.version !== expected.version) return new VersionMismatchError(old.version as number, expected.version);
+    return new StateConflictError(`The invoice intent is ${String(old.localState)} now.`, 'invalid_state');
+  },
+});
+
+export const checkVersion = (record: IntentRecord, version: number): void => {
+  if (record.version !== version) throw new VersionMismatchError(record.version, version);
+};

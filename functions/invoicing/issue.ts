@@ -1,0 +1,76 @@
+import { nowIso } from '../../shared/clock.ts';
+import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableError } from '../../shared/ports/billing-provider/errors.ts';
+import type { BillingProvider } from '../../shared/ports/billing-provider/port.ts';
+import { billingProvider } from '../../shared/ports/billing-provider/registry.ts';
+import { commit, type Write } from '../../shared/table/transaction.ts';
+import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
+import { activeConnection, sessionOf } from '../integrations/connection-record.ts';
+import { ConnectionNotReadyError, InvalidTransitionError } from './errors.ts';
+import { getIntent, saveIntent, type IntentRecord, type Submission } from './intent-record.ts';
+import { ISSUE_DEADLINE_MS, sendOnce, withDeadline } from './provider-calls.ts';
+import { documentStates, moveTo, NOT_SENT, REFUSED, RECONCILE_AFTER_SECONDS, UNKNOWN } from './state.ts';
+import { addSeconds } from '../../shared/clock.ts';
+
+/** The provider's emissionDate: the tenant's today (America/Santiago by default) as Unix seconds at 00:00 UTC. */
+export const tenantDay = (now: Date, timeZone: string): number => {
+  const day = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return Date.parse(`${day}T00:00:00Z`) / 1000;
+};
+
+export interface IssueOptions {
+  provider?: BillingProvider;
+  deadlineMs?: number;
+}
+
+/**
+ * decisions 9: commit `submitting` first (so a crash after the call leaves a trace the
+ * reconciler follows), send once with correlationId as salesId, and answer as the intent then
+ * stands. The returned writes are the second commit; a caller that dies before them leaves the
+ * intent `submitting`, which reconcile settles by looking the document up.
+ */
+export const issueIntent = async (tenantId: string, intentId: string, now: Date, options: IssueOptions = {}): Promise<{ record: IntentRecord; writes: Write[] }> => {
+  const intent = await getIntent(tenantId, intentId);
+  if (intent.localState !== 'approved') throw new InvalidTransitionError('issued', intent.localState);
+  const connection = await activeConnection(tenantId, intent.connectionId);
+  const settings = connection.issueSettings;
+  if (!settings) throw new ConnectionNotReadyError('the connection has no issue settings');
+  const credited = intent.creditedInvoiceId ? await getIntent(tenantId, intent.creditedInvoiceId) : undefined;
+  const provider = options.provider ?? billingProvider(connection.origin);
+  const session = await sessionOf(connection);
+
+  const at = nowIso(now);
+  // Fixed by the first attempt: a retry after "not found" sends the same type and date again.
+  const submission: Submission = intent.submission
+    ? { ...intent.submission, submittedAt: at }
+    : {
+        documentTypeId: intent.documentKind === 'credit_note' ? settings.documentTypeIds.creditNote : settings.documentTypeIds[intent.documentKind],
+        officeId: settings.officeId,
+        emissionDate: tenantDay(now, (await getTenant(tenantId))?.timeZone ?? DEFAULT_TIME_ZONE),
+        firstSubmittedAt: at,
+        submittedAt: at,
+      };
+  const submitting: IntentRecord = {
+    ...intent,
+    localState: 'submitting',
+    providerState: 'unknown',
+    taxState: 'not_submitted',
+    submission,
+    version: intent.version + 1,
+    updatedAt: at,
+    reconcileDueAt: nowIso(addSeconds(now, RECONCILE_AFTER_SECONDS)),
+    reconcileAttempts: 0,
+  };
+  // Only one caller gets past this write: the others find the intent no longer approved (409).
+  await commit([saveIntent(submitting, { version: intent.version, localState: 'approved' })]);
+
+  try {
+    const document = await withDeadline(sendOnce(provider, session, submitting, submission, settings, credited), options.deadlineMs ?? ISSUE_DEADLINE_MS);
+    return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id });
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError) return moveTo(submitting, UNKNOWN, now);
+    // A 401 is answered before anything is applied: nothing exists to find, it can be sent again.
+    if (error instanceof ProviderTokenRejectedError) return moveTo(submitting, NOT_SENT, now);
+    if (error instanceof ProviderRefusedError) return moveTo(submitting, REFUSED, now);
+    return moveTo(submitting, UNKNOWN, now);
+  }
+};

@@ -1,0 +1,93 @@
+import { ProviderRefusedError, ProviderUnavailableError } from '../../shared/ports/billing-provider/errors.ts';
+import type { BillingProvider, ProviderDocument, ProviderSession } from '../../shared/ports/billing-provider/port.ts';
+import type { IssueSettings } from '../integrations/schemas.ts';
+import type { IntentRecord, Submission } from './intent-record.ts';
+import { quantityToWire, toMicro, toWireNumber } from './money.ts';
+
+/** decisions 9: issue waits at most 8 s for the provider, then answers the intent as unknown. */
+export const ISSUE_DEADLINE_MS = 8_000;
+
+/** Races a provider call against the deadline: past it, the answer is "unknown" (it may still apply). */
+export const withDeadline = async <T>(call: Promise<T>, deadlineMs: number): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProviderUnavailableError('timeout')), deadlineMs);
+  });
+  call.catch(() => undefined); // a call that fails after the deadline is not an unhandled rejection
+  try {
+    return await Promise.race([call, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** One POST of the document (provider-chile.md "Issuing a document"), salesId = correlationId. */
+const issueDocument = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission, settings: IssueSettings): Promise<ProviderDocument> => {
+  const { value } = await provider.issueDocument(session, {
+    documentTypeId: submission.documentTypeId,
+    officeId: submission.officeId,
+    emissionDate: submission.emissionDate,
+    salesId: intent.correlationId,
+    clientId: intent.customerExternalId,
+    dispatch: settings.dispatchStock && intent.lines.some((line) => line.variantExternalId !== null),
+    details: intent.lines.map((line) => ({
+      ...(line.variantExternalId ? { variantId: line.variantExternalId } : { comment: line.description }),
+      quantity: quantityToWire(toMicro(line.quantity)),
+      netUnitValue: toWireNumber(line.unitPriceMinor),
+      taxId: settings.vatTaxId,
+    })),
+  });
+  return value;
+};
+
+/**
+ * A credit note through the provider's returns: the credited document's lines by position, then
+ * the credit note document the return names (its folio and tax state).
+ */
+const issueReturn = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, credited: IntentRecord, submission: Submission): Promise<ProviderDocument> => {
+  if (!credited.externalDocumentId) throw new ProviderRefusedError(400, 'the credited invoice has no provider document');
+  const details = await provider.getDocumentDetails(session, credited.externalDocumentId);
+  const byPosition = new Map(details.map((detail, index) => [detail.lineNumber ?? index + 1, detail.id]));
+  const { value } = await provider.createReturn(session, {
+    documentTypeId: submission.documentTypeId,
+    officeId: submission.officeId,
+    referenceDocumentId: credited.externalDocumentId,
+    emissionDate: submission.emissionDate,
+    motive: intent.lines.map((line) => line.description).join('; ').slice(0, 250),
+    salesId: intent.correlationId,
+    clientId: credited.customerExternalId,
+    details: intent.lines.map((line) => {
+      const detailId = byPosition.get(line.creditedPosition ?? 0);
+      if (!detailId) throw new ProviderRefusedError(400, `the credited document has no line ${line.creditedPosition}`);
+      return { documentDetailId: detailId, quantity: quantityToWire(toMicro(line.quantity)) };
+    }),
+  });
+  const documentId = value.creditNoteId;
+  if (!documentId) throw new ProviderUnavailableError('bad_answer');
+  const document = await provider.getDocument(session, documentId);
+  if (!document) throw new ProviderUnavailableError('bad_answer');
+  return document;
+};
+
+export const sendOnce = (
+  provider: BillingProvider,
+  session: ProviderSession,
+  intent: IntentRecord,
+  submission: Submission,
+  settings: IssueSettings,
+  credited: IntentRecord | undefined,
+): Promise<ProviderDocument> =>
+  intent.documentKind === 'credit_note' ? issueReturn(provider, session, intent, credited!, submission) : issueDocument(provider, session, intent, submission, settings);
+
+const DAY = 86_400;
+
+/** A lookup that never creates: the document this intent's salesId made, if the provider holds one. */
+export const lookUp = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission): Promise<ProviderDocument | undefined> => {
+  const found = await provider.findDocumentsBySalesId(session, {
+    salesId: intent.correlationId,
+    documentTypeId: submission.documentTypeId,
+    emissionDateFrom: submission.emissionDate - DAY,
+    emissionDateTo: submission.emissionDate + DAY,
+  });
+  return found[0];
+};

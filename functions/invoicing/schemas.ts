@@ -1,0 +1,97 @@
+import * as v from 'valibot';
+import { DateTime, pageOf, Uuid, Version } from '../../shared/http/schemas.ts';
+import { MINOR_PATTERN, QUANTITY_PATTERN, quantityText } from './money.ts';
+
+/** The specification's "Invoice intent" and "Invoice line", with decisions 9's input rules. */
+export const documentKinds = ['receipt', 'invoice', 'credit_note'] as const;
+export const DocumentKind = v.picklist(documentKinds);
+export type DocumentKind = v.InferOutput<typeof DocumentKind>;
+
+export const localStates = ['draft', 'reviewed', 'approved', 'submitting', 'unknown', 'provider_recorded', 'issued', 'rejected', 'cancelled'] as const;
+export const providerStates = ['not_sent', 'unknown', 'received', 'processing', 'accepted', 'rejected'] as const;
+export const taxStates = ['not_submitted', 'unknown', 'pending', 'authorized', 'rejected'] as const;
+export type LocalState = (typeof localStates)[number];
+export type ProviderState = (typeof providerStates)[number];
+export type TaxState = (typeof taxStates)[number];
+
+const text = (min: number, max: number) =>
+  v.pipe(v.string('must be a string'), v.minLength(min, `must be at least ${min} characters`), v.maxLength(max, `must be at most ${max} characters`));
+
+export const MinorAmount = v.pipe(v.string('must be an integer string'), v.regex(MINOR_PATTERN, 'must be a non-negative integer string of at most 18 digits'));
+
+/** A JSON number or decimal string, > 0, at most 6 decimals; answered as a decimal string. */
+const Quantity = v.pipe(
+  v.union([v.number(), v.string()], 'must be a number or a decimal string'),
+  v.transform(quantityText),
+  v.regex(QUANTITY_PATTERN, 'must be a decimal of at most 12 integer digits and 6 decimals, without exponent'),
+  v.check((q) => /[1-9]/.test(q), 'must be greater than 0'),
+);
+
+export const LineInput = v.strictObject({
+  conceptKey: text(1, 64),
+  description: text(1, 1000),
+  quantity: Quantity,
+  unitPriceMinor: MinorAmount,
+  catalogItemId: v.optional(v.nullable(Uuid)),
+  creditedPosition: v.optional(v.nullable(v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1')))),
+});
+export type LineInput = v.InferOutput<typeof LineInput>;
+
+export const MAX_LINES = 200;
+
+export const CreateIntentBody = v.strictObject({
+  connectionId: Uuid,
+  documentKind: DocumentKind,
+  customerId: v.nullable(Uuid),
+  creditedInvoiceId: v.optional(Uuid),
+  currency: v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CLP')),
+  minorUnitScale: v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0, 'must be at least 0'), v.maxValue(4, 'must be at most 4')),
+  totalMinor: MinorAmount,
+  lines: v.pipe(v.array(LineInput, 'must be an array of lines'), v.minLength(1, 'must have at least one line'), v.maxLength(MAX_LINES, `must have at most ${MAX_LINES} lines`)),
+});
+export type CreateIntentBody = v.InferOutput<typeof CreateIntentBody>;
+
+export const VersionBody = v.strictObject({ version: Version });
+
+export const InvoiceLine = v.pipe(
+  v.object({
+    position: v.number(),
+    conceptKey: v.string(),
+    description: v.string(),
+    quantity: v.string(),
+    unitPriceMinor: v.string(),
+    lineTotalMinor: v.string(),
+    catalogItemId: v.nullable(Uuid),
+    creditedPosition: v.nullable(v.number()),
+  }),
+  v.title('InvoiceLine'),
+);
+export type InvoiceLine = v.InferOutput<typeof InvoiceLine>;
+
+export const InvoiceIntent = v.pipe(
+  v.object({
+    id: Uuid,
+    tenantId: Uuid,
+    connectionId: Uuid,
+    documentKind: DocumentKind,
+    customerId: v.nullable(Uuid),
+    creditedInvoiceId: v.nullable(Uuid),
+    correlationId: Uuid,
+    currency: v.string(),
+    minorUnitScale: v.number(),
+    totalMinor: v.string(),
+    localState: v.picklist(localStates),
+    providerState: v.picklist(providerStates),
+    taxState: v.picklist(taxStates),
+    externalDocumentId: v.nullable(v.string()),
+    providerVersion: v.nullable(v.string()),
+    version: v.number(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  }),
+  v.title('InvoiceIntent'),
+);
+export type InvoiceIntent = v.InferOutput<typeof InvoiceIntent>;
+
+export const InvoiceIntentPage = pageOf(InvoiceIntent);
+export const InvoiceLines = v.object({ items: v.array(InvoiceLine) });

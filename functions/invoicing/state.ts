@@ -1,0 +1,84 @@
+import { addSeconds, nowIso } from '../../shared/clock.ts';
+import { outboxEvent } from '../../shared/events/outbox.ts';
+import type { ProviderDocument } from '../../shared/ports/billing-provider/port.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { adjustLedger, readLedger, saveLedger } from './credits.ts';
+import { saveIntent, type IntentRecord } from './intent-record.ts';
+import type { LocalState, ProviderState, TaxState } from './schemas.ts';
+
+/** The reconciler runs every minute: an intent left mid-way is due at the next run. */
+export const RECONCILE_AFTER_SECONDS = 60;
+/** Pending tax states are asked again after 1, 2, 4 … minutes, at most hourly. */
+const MAX_BACKOFF_SECONDS = 3600;
+
+export interface States {
+  localState: LocalState;
+  providerState: ProviderState;
+  taxState: TaxState;
+}
+
+/** provider-chile-v1 (decisions 9): the provider holds it (accepted); informedSii gives the tax state. */
+export const documentStates = (document: ProviderDocument): States => {
+  if (document.informedSii === 0) return { localState: 'issued', providerState: 'accepted', taxState: 'authorized' };
+  if (document.informedSii === 2) return { localState: 'rejected', providerState: 'accepted', taxState: 'rejected' };
+  return { localState: 'provider_recorded', providerState: 'accepted', taxState: 'pending' };
+};
+
+export const UNKNOWN: States = { localState: 'unknown', providerState: 'unknown', taxState: 'unknown' };
+export const REFUSED: States = { localState: 'rejected', providerState: 'rejected', taxState: 'not_submitted' };
+export const NOT_SENT: States = { localState: 'approved', providerState: 'not_sent', taxState: 'not_submitted' };
+
+/** When the reconciler should look at an intent in these states next. */
+const dueAt = (states: States, attempts: number, now: Date): string | null => {
+  if (states.localState === 'submitting' || states.localState === 'unknown') return nowIso(addSeconds(now, RECONCILE_AFTER_SECONDS));
+  if (states.localState === 'provider_recorded') return nowIso(addSeconds(now, Math.min(RECONCILE_AFTER_SECONDS * 2 ** attempts, MAX_BACKOFF_SECONDS)));
+  return null;
+};
+
+/**
+ * The intent moved to `states` (version + 1), with what the move causes in the same transaction:
+ * the event when it becomes issued or rejected, and for a rejected credit note the release of
+ * the quantities it held on the credited invoice.
+ */
+export const moveTo = async (
+  current: IntentRecord,
+  states: States,
+  now: Date,
+  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission'>> = {},
+): Promise<{ record: IntentRecord; writes: Write[] }> => {
+  const sameState = states.localState === current.localState;
+  // A poll that learns nothing new only moves the next look: the client's version stays.
+  const unchanged =
+    sameState &&
+    states.providerState === current.providerState &&
+    states.taxState === current.taxState &&
+    (extra.externalDocumentId ?? current.externalDocumentId) === current.externalDocumentId &&
+    extra.submission === undefined;
+  const attempts = sameState ? current.reconcileAttempts + 1 : 0;
+  const record: IntentRecord = {
+    ...current,
+    ...states,
+    ...extra,
+    version: unchanged ? current.version : current.version + 1,
+    updatedAt: unchanged ? current.updatedAt : nowIso(now),
+    reconcileDueAt: dueAt(states, attempts, now),
+    reconcileAttempts: attempts,
+  };
+  const writes: Write[] = [saveIntent(record, { version: current.version, localState: current.localState })];
+  if (!sameState && (states.localState === 'issued' || states.localState === 'rejected')) {
+    const type = states.localState === 'issued' ? 'finance.invoice.issued' : 'finance.invoice.rejected';
+    const data = {
+      invoiceIntentId: record.id,
+      documentKind: record.documentKind,
+      localState: record.localState,
+      providerState: record.providerState,
+      taxState: record.taxState,
+      externalDocumentId: record.externalDocumentId,
+    };
+    writes.push(outboxEvent(record.tenantId, type, data, now).write);
+  }
+  if (!sameState && record.documentKind === 'credit_note' && record.creditedInvoiceId && (states.localState === 'rejected' || states.localState === 'cancelled')) {
+    writes.push(saveLedger(adjustLedger(await readLedger(record.tenantId, record.creditedInvoiceId), record.lines, -1n)));
+  }
+  return { record, writes };
+};

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TestTenant, type TestMember } from '../../support/api.ts';
+import { useLocalStack } from '../../support/stack.ts';
+import { connectSandbox } from '../integrations/support.ts';
+import { invoiceBody, PREFIX, readySandbox } from './support.ts';
+
+const stack = useLocalStack();
+
+describe('creating an invoice intent', () => {
+  let tenant: TestTenant;
+  let admin: TestMember;
+  let operator: TestMember;
+  let ready: Awaited<ReturnType<typeof readySandbox>>;
+  const create = (body: unknown) => tenant.call(operator, 'POST', PREFIX, { body });
+  const count = async () => (await tenant.call(admin, 'GET', `${PREFIX}?limit=100`)).body.items.length;
+
+  beforeAll(async () => {
+    tenant = await TestTenant.create(stack());
+    [admin, operator] = await Promise.all([tenant.member('admin'), tenant.member('operator')]);
+    ready = await readySandbox(tenant, admin);
+  });
+
+  it('computes each line total half up and needs the lines to sum to totalMinor (422 total_mismatch)', async () => {
+    const lines = [
+      { conceptKey: 'a', description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: '3', catalogItemId: ready.variantId },
+      { conceptKey: 'b', description: 'Sal', quantity: '0.333333', unitPriceMinor: '10' },
+      { conceptKey: 'c', description: 'Té', quantity: '2.25', unitPriceMinor: '1001' },
+    ];
+    // 1.5 → 2, 3.33333 → 3, 2252.25 → 2252
+    const wrong = await create(invoiceBody(ready.connection.id, ready.customerId, { lines, totalMinor: '2258' }));
+    expect([wrong.status, wrong.body.code, wrong.body.errors]).toEqual([422, 'total_mismatch', [{ path: 'body.totalMinor', message: 'must be 2257, the sum of lineTotalMinor' }]]);
+    const right = await create(invoiceBody(ready.connection.id, ready.customerId, { lines, totalMinor: '2257' }));
+    expect(right.status, right.text).toBe(201);
+    const answer = await tenant.call(admin, 'GET', `${PREFIX}/${right.body.id}/lines`);
+    expect(answer.body.items.map((l: Record<string, unknown>) => [l.quantity, l.lineTotalMinor, l.catalogItemId])).toEqual([
+      ['0.5', '2', ready.variantId],
+      ['0.333333', '3', null],
+      ['2.25', '2252', null],
+    ]);
+  });
+
+  it('refuses what does not fit the connection, its records or ISO 4217 with 422, creating nothing', async () => {
+    const before = await count();
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ customerId: null }, 'invalid_invoice', 'body.customerId'],
+      [{ customerId: crypto.randomUUID() }, 'invalid_invoice', 'body.customerId'],
+      [{ currency: 'USD', minorUnitScale: 2 }, 'invalid_invoice', 'body.currency'],
+      [{ minorUnitScale: 2 }, 'invalid_invoice', 'body.minorUnitScale'],
+      [{ currency: 'XYZ' }, 'invalid_invoice', 'body.currency'],
+      [{ lines: [{ conceptKey: 'a', description: 'b', quantity: 1, unitPriceMinor: '25990', catalogItemId: crypto.randomUUID() }] }, 'invalid_invoice', 'body.lines.0.catalogItemId'],
+      [{ creditedInvoiceId: crypto.randomUUID() }, 'invalid_invoice', 'body.creditedInvoiceId'],
+    ];
+    for (const [over, code, path] of cases) {
+      const answer = await create(invoiceBody(ready.connection.id, ready.customerId, over));
+      expect(answer.status, JSON.stringify(over)).toBe(422);
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+      expect(answer.body.code).toBe(code);
+      expect(answer.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    // A receipt may go without a customer.
+    expect((await create(invoiceBody(ready.connection.id, null, { documentKind: 'receipt' }))).status).toBe(201);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('needs an active connection with issue settings (422 connection_not_ready)', async () => {
+    const { connection } = await connectSandbox(tenant, admin);
+    const unset = await create(invoiceBody(connection.id, null, { documentKind: 'receipt' }));
+    expect([unset.status, unset.body.code]).toEqual([422, 'connection_not_ready']);
+    expect((await create(invoiceBody(crypto.randomUUID(), null, { documentKind: 'receipt' }))).body.code).toBe('connection_not_ready');
+    const other = await readySandbox(tenant, admin);
+    await tenant.call(admin, 'POST', `/v1/integrations/connections/${other.connection.id}/revoke`, { body: { version: other.connection.version } });
+    expect((await create(invoiceBody(other.connection.id, null, { documentKind: 'receipt' }))).body.code).toBe('connection_not_ready');
+  });
+
+  it('answers 400 for malformed input (bad quantity, unknown field, missing idempotency key)', async () => {
+    const bad = await create(invoiceBody(ready.connection.id, ready.customerId, { lines: [{ conceptKey: 'a', description: 'b', quantity: '1.0000001', unitPriceMinor: '1' }] }));
+    expect(bad.status).toBe(400);
+    expect((await create({ ...invoiceBody(ready.connection.id, ready.customerId), surprise: true })).status).toBe(400);
+    const noKey = await tenant.call(operator, 'POST', PREFIX, { body: invoiceBody(ready.connection.id, ready.customerId), idempotencyKey: false });
+    expect(noKey.status).toBe(400);
+  });
+});

@@ -1,0 +1,50 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesize, type Resource, type Synthesized } from './synth.ts';
+
+const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize({ providerApiUrl: 'https://api.bsale.io', providerOauthUrl: 'https://oauth.bsale.io', providerAppId: 'app-42', providerRedirectUri: 'https://app.example.cl/cb', providerUserTokenSecretArn: SECRET });
+}, 180_000);
+afterAll(() => synth?.dispose());
+
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
+const logicalId = (construct: IConstruct): string => synth.stack.resolve(synth.stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
+const statementsOf = (roleId: string): Statement[] =>
+  synth
+    .resources('AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+const actions = (s: Statement) => [s.Action].flat();
+
+describe('invoicing in the cloud stack', () => {
+  it('runs the reconciler every minute from an EventBridge rule, without async retries', () => {
+    const fnId = logicalId(synth.stack.invoiceReconciler.fn.function);
+    const rules = synth.resources('AWS::Events::Rule').filter(([, r]) => JSON.stringify(r.Properties.Targets).includes(fnId));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]![1].Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(rules[0]![1].Properties.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 0 });
+  });
+
+  it('lets the invoicing function and the reconciler reach the provider: settings, the token secret, and the key only under the token context', () => {
+    for (const service of [synth.stack.functions.byGroup.get('invoicing')!, synth.stack.invoiceReconciler.fn]) {
+      const fn = (synth.template.toJSON().Resources as Record<string, Resource>)[logicalId(service.function)]!;
+      expect(fn.Properties.Environment.Variables).toMatchObject({ PROVIDER_API_URL: 'https://api.bsale.io', PROVIDER_USER_TOKEN_SECRET_ARN: SECRET });
+      const statements = statementsOf(logicalId(service.role));
+      expect(statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'))).toEqual([expect.objectContaining({ Resource: SECRET })]);
+      const contexts = statements.filter((s) => actions(s).includes('kms:Decrypt')).map((s) => s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys']);
+      expect(contexts).toContainEqual(['tenantId', 'connectionId']);
+    }
+  });
+
+  it('routes every invoice-intent operation and stays cdk-nag clean', () => {
+    const routes = synth.resources('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string);
+    for (const suffix of ['', '/{id}', '/{id}/lines', '/{id}/review', '/{id}/approve', '/{id}/issue', '/{id}/reconcile', '/{id}/cancel']) {
+      expect(routes.some((key) => key.endsWith(`/v1/customer-finance/invoice-intents${suffix}`))).toBe(true);
+    }
+    expect(synth.nagReport.success, JSON.stringify(synth.nagReport.violations, null, 1)).toBe(true);
+  });
+});
