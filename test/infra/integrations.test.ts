@@ -47,9 +47,12 @@ describe('integrations function', () => {
     expect(fn.Properties.VpcConfig).toBeUndefined();
   });
 
-  it('may read that one secret and use the key only under its two sealing contexts', () => {
+  it('may read that one secret (beside the origin secret every API function reads) and use the key only under its two sealing contexts', () => {
     const statements = statementsOf(logicalId(integrations().role));
-    expect(statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'))).toEqual([expect.objectContaining({ Resource: SECRET })]);
+    const secretReads = statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'));
+    expect(secretReads).toHaveLength(2);
+    expect(secretReads).toContainEqual(expect.objectContaining({ Resource: SECRET }));
+    expect(secretReads).toContainEqual(expect.objectContaining({ Resource: { Ref: expect.stringMatching(/^OriginSecret/) } }));
     const kms = statements.filter((s) => actions(s).some((a) => a.startsWith('kms:')));
     expect(kms.map((s) => s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys']).sort()).toEqual([
       ['tenantId', 'connectionId'],

@@ -34,7 +34,10 @@ describe('invoicing in the cloud stack', () => {
       const fn = (synth.template.toJSON().Resources as Record<string, Resource>)[logicalId(service.function)]!;
       expect(fn.Properties.Environment.Variables).toMatchObject({ PROVIDER_API_URL: 'https://api.bsale.io', PROVIDER_USER_TOKEN_SECRET_ARN: SECRET });
       const statements = statementsOf(logicalId(service.role));
-      expect(statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'))).toEqual([expect.objectContaining({ Resource: SECRET })]);
+      // The provider token's secret, and for the API function the origin secret every API function reads.
+      const secretReads = statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'));
+      expect(secretReads).toContainEqual(expect.objectContaining({ Resource: SECRET }));
+      expect(secretReads.filter((s) => s.Resource !== SECRET)).toEqual(service === synth.stack.invoiceReconciler.fn ? [] : [expect.objectContaining({ Resource: { Ref: expect.stringMatching(/^OriginSecret/) } })]);
       const contexts = statements.filter((s) => actions(s).includes('kms:Decrypt')).map((s) => s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys']);
       expect(contexts).toContainEqual(['tenantId', 'connectionId']);
     }

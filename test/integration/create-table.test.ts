@@ -5,7 +5,8 @@ import { ensureTable, localClient } from '../../infra/local/create-table.ts';
 import { tableDefinition } from '../../shared/table/definition.ts';
 
 describe('a local table kept from before an index was added', () => {
-  it('gets the missing index on the next start, as a deploy adds it in the cloud', async () => {
+  // Adding an index to DynamoDB Local takes long on a loaded machine.
+  it('gets the missing index on the next start, as a deploy adds it in the cloud', { timeout: 180_000 }, async () => {
     const endpoint = inject('dynamoEndpoint');
     const client = localClient(endpoint);
     const tableName = `old-${randomUUID()}`;
