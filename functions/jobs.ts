@@ -33,7 +33,7 @@ export const invoiceReconciler: JobFunction = {
   name: 'invoice-reconciler',
   entry: 'functions/invoicing/reconciler/handler.ts',
   // Finds unsettled intents on gsi2, reads the intent and its connection, commits the settled state.
-  table: { items: ['GetItem', 'PutItem', 'UpdateItem'], queries: ['gsi2'] },
+  table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
 };
 
 export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler];

@@ -118,15 +118,16 @@ export class DeliveryOpsStack extends Stack {
       publicBaseUrl: context('publicBaseUrl'),
     };
     // Every function that reaches the provider: connections, invoicing and its reconciler.
-    const providerUsers: Array<[string, ServiceFunction | undefined]> = [
-      ['BillingProvider', this.functions.byGroup.get('integrations')],
-      ['InvoicingBillingProvider', this.functions.byGroup.get('invoicing')],
-      ['ReconcilerBillingProvider', this.invoiceReconciler.fn],
+    const providerUsers: Array<[string, ServiceFunction | undefined, boolean]> = [
+      ['BillingProvider', this.functions.byGroup.get('integrations'), true],
+      ['InvoicingBillingProvider', this.functions.byGroup.get('invoicing'), false],
+      ['ReconcilerBillingProvider', this.invoiceReconciler.fn, false],
     ];
-    for (const [id, fn] of providerUsers) {
+    for (const [id, fn, connects] of providerUsers) {
       if (!fn) continue;
       new BillingProviderAccess(this, id, {
         fn,
+        connects,
         key: this.webhookPipeline.key,
         portsEnvironment: this.webhookPipeline.portsEnvironment(this.webhooks),
         settings: providerSettings,

@@ -24,6 +24,12 @@ export interface BillingProviderAccessProps {
   /** What `ports()` reads (shared/ports/registry.ts): the function seals through it. */
   portsEnvironment: Record<string, string>;
   settings: BillingProviderSettings;
+  /**
+   * Whether the function connects companies (exchanges codes with the integrator's token, seals
+   * access tokens and replays answers that reveal binding secrets). Invoicing only opens the
+   * sealed tokens. @default true
+   */
+  connects?: boolean;
 }
 
 /**
@@ -62,13 +68,14 @@ export class BillingProviderAccess extends Construct {
         `Billing provider settings missing (${missing.join(', ')}): the provider routes answer 503 provider_not_configured; the sandbox works.`,
       );
     }
-    if (settings.userTokenSecretArn) {
+    const connects = props.connects ?? true;
+    if (settings.userTokenSecretArn && connects) {
       fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.userTokenSecretArn] }));
     }
-    for (const contextKeys of [TOKEN_CONTEXT_KEYS, REPLAY_CONTEXT_KEYS]) {
+    for (const contextKeys of connects ? [TOKEN_CONTEXT_KEYS, REPLAY_CONTEXT_KEYS] : [TOKEN_CONTEXT_KEYS]) {
       fn.role.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          actions: connects ? ['kms:GenerateDataKey', 'kms:Decrypt'] : ['kms:Decrypt'],
           resources: [key.keyArn],
           conditions: {
             'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': contextKeys },

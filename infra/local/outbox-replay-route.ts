@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { replayOutbox, type StreamConsumer } from '../../shared/events/replay.ts';
+import { invokedAs, OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 import type { LocalRoute } from './gateway.ts';
 
 /**
@@ -19,11 +20,12 @@ export const outboxReplayRoute = (): LocalRoute => async (req: IncomingMessage, 
     const from = new Date(input.from ?? '');
     const to = new Date(input.to ?? '');
     if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) return answer(400, { message: 'from and to must be ISO times, from before to' });
-    return answer(200, await replayOutbox({ from, to, tenantId: input.tenantId }, await loadConsumers()));
+    // The operator's command reads the outbox; each consumer runs as its own function, as in the cloud.
+    return answer(200, await runAs(OPERATOR, async () => replayOutbox({ from, to, tenantId: input.tenantId }, await loadConsumers())));
   } catch (error) {
     return answer(500, { message: (error as Error).message });
   }
 };
 
 export const loadConsumers = async (): Promise<Record<string, StreamConsumer>> =>
-  Object.fromEntries(await Promise.all(streamConsumerGroups.map(async (group) => [group.name, await group.load()] as const)));
+  Object.fromEntries(await Promise.all(streamConsumerGroups.map(async (group) => [group.name, invokedAs(group.name, await group.load())] as const)));

@@ -47,12 +47,19 @@ export const recordCallsTo = (file: string | undefined): string | undefined => {
 
 export const recording = (): boolean => sinkFile !== undefined;
 
-/** Where a call made as no function came from: the first frame in a test file, for the check to name. */
-const testFrame = (): string | undefined =>
-  new Error().stack
-    ?.split('\n')
-    .find((frame) => frame.includes('/test/') && !frame.includes('/test/support/'))
-    ?.trim();
+/** Where a call made as no function came from: the first frame in a test file, else in the project. */
+const frames = (): string[] => {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 100; // the test's frame lies below the SDK's and the handler's
+  try {
+    return (new Error().stack ?? '').split('\n').slice(1).map((frame) => frame.trim());
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+};
+const testFrame = (stack: string[]): string | undefined => stack.find((frame) => frame.includes('/test/') && !frame.includes('/test/support/'));
+const projectFrame = (stack: string[]): string | undefined =>
+  stack.find((frame) => frame.includes('/') && !frame.includes('node_modules') && !frame.includes('/shared/aws-calls/') && !frame.includes('node:'));
 
 export const recordCall = (call: AwsCall): void => {
   if (!sinkFile) return;
@@ -60,8 +67,10 @@ export const recordCall = (call: AwsCall): void => {
   // A test that calls code directly (a seed, a job run by hand) acts with its own credentials, as
   // an operator would: its calls are counted, not held against a role. The invokers' calls are,
   // so a function whose grants only such tests exercised shows up as granted and unused.
-  const origin = fn === undefined ? testFrame() : undefined;
-  const line: RecordedCall = { fn: fn ?? (origin ? OPERATOR : undefined), ...call, ...(origin ? { origin } : {}) };
+  const stack = fn === undefined ? frames() : [];
+  const fromTest = testFrame(stack);
+  const origin = fn === undefined ? (fromTest ?? projectFrame(stack)) : undefined;
+  const line: RecordedCall = { fn: fn ?? (fromTest ? OPERATOR : undefined), ...call, ...(origin ? { origin } : {}) };
   // One short line per append: O_APPEND keeps lines of parallel writers whole.
   appendFileSync(sinkFile, `${JSON.stringify(line)}\n`);
 };

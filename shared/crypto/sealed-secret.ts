@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { currentFunction } from '../aws-calls/identity.ts';
 import { canonicalContext, type KeyService } from '../ports/key-service.ts';
 
 /** A secret as stored: the wrapped data key beside the data it encrypts (all base64). */
@@ -24,7 +25,9 @@ let nextServiceId = 0;
 const cacheKey = (keys: KeyService, sealed: SealedSecret, context: Record<string, string>): string => {
   let id = serviceIds.get(keys);
   if (id === undefined) serviceIds.set(keys, (id = nextServiceId++));
-  return `${id}\n${sealed.key}\n${canonicalContext(context).toString()}`;
+  // Per function as well: each is its own Lambda with its own cache in the cloud, while locally
+  // all share this process (outside the local stack and tests there is no function name).
+  return `${currentFunction() ?? ''}\n${id}\n${sealed.key}\n${canonicalContext(context).toString()}`;
 };
 
 const dataKey = (keys: KeyService, sealed: SealedSecret, context: Record<string, string>): Promise<Uint8Array> => {

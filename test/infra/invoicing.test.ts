@@ -29,15 +29,15 @@ describe('invoicing in the cloud stack', () => {
     expect(rules[0]![1].Properties.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 0 });
   });
 
-  it('lets the invoicing function and the reconciler reach the provider: settings, the token secret, and the key only under the token context', () => {
+  it('lets the invoicing function and the reconciler reach the provider: settings, and the key only to open connection tokens', () => {
     for (const service of [synth.stack.functions.byGroup.get('invoicing')!, synth.stack.invoiceReconciler.fn]) {
       const fn = (synth.template.toJSON().Resources as Record<string, Resource>)[logicalId(service.function)]!;
       expect(fn.Properties.Environment.Variables).toMatchObject({ PROVIDER_API_URL: 'https://api.bsale.io', PROVIDER_USER_TOKEN_SECRET_ARN: SECRET });
       const statements = statementsOf(logicalId(service.role));
-      // The provider token's secret, and for the API function the origin secret every API function reads.
+      // They open sealed connection tokens and nothing more: no integrator token, no sealing.
       const secretReads = statements.filter((s) => actions(s).includes('secretsmanager:GetSecretValue'));
-      expect(secretReads).toContainEqual(expect.objectContaining({ Resource: SECRET }));
-      expect(secretReads.filter((s) => s.Resource !== SECRET)).toEqual(service === synth.stack.invoiceReconciler.fn ? [] : [expect.objectContaining({ Resource: { Ref: expect.stringMatching(/^OriginSecret/) } })]);
+      expect(secretReads.filter((s) => s.Resource === SECRET)).toEqual([]);
+      expect(statements.filter((s) => actions(s).includes('kms:GenerateDataKey'))).toEqual([]);
       const contexts = statements.filter((s) => actions(s).includes('kms:Decrypt')).map((s) => s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys']);
       expect(contexts).toContainEqual(['tenantId', 'connectionId']);
     }

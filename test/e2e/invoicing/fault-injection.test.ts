@@ -6,6 +6,8 @@ import { getIntent } from '../../../functions/invoicing/intent-record.ts';
 import { issueIntent } from '../../../functions/invoicing/issue.ts';
 import { reconcileById } from '../../../functions/invoicing/reconcile.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
+import { invoiceReconciler } from '../../../functions/jobs.ts';
+import { runAs } from '../../../shared/aws-calls/identity.ts';
 import { CreateIntentBody } from '../../../functions/invoicing/schemas.ts';
 import { moveIntent } from '../../../functions/invoicing/transitions.ts';
 import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
@@ -125,7 +127,8 @@ describe('issuing under provider faults and crashes', () => {
         // A run that cannot reach the provider leaves the intent due for the next one.
         let final = await getIntent(tenant.id, intent.id);
         for (let minute = 1; minute <= 10 && !SETTLED.has(final.localState); minute++) {
-          await runReconciler(new Date(Date.now() + minute * 3_600_000), { inFlightMs: 0 });
+          // As its own Lambda would: the IAM check holds these calls against the reconciler's role.
+          await runAs(invoiceReconciler.name, () => runReconciler(new Date(Date.now() + minute * 3_600_000), { inFlightMs: 0 }));
           final = await getIntent(tenant.id, intent.id);
         }
         const documents = fake.documents(ready.token).filter((d) => d.salesId === intent.correlationId);
