@@ -74,7 +74,9 @@ const addMissingIndexes = async (client: DynamoDBClient, tableName: string): Pro
 
 /** DynamoDB builds one new index at a time: the next waits until this one is active. */
 const indexesActive = async (client: DynamoDBClient, tableName: string): Promise<void> => {
-  for (let tries = 0; tries < 300; tries++) {
+  // DynamoDB Local builds indexes in the background; under a full test run that can take a minute.
+  const deadline = Date.now() + 150_000;
+  while (Date.now() < deadline) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
