@@ -1,8 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { pointAtProviderFake } from '../infra/local/billing-provider.ts';
 import { startLocalStack } from '../infra/local/stack.ts';
-import { epochSeconds } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
 import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
 import { table, tableName } from '../shared/table/client.ts';
@@ -11,6 +10,7 @@ import { putMember } from '../shared/tenancy/members.ts';
 import { putTenant } from '../shared/tenancy/tenants.ts';
 import { startProviderFake } from '../test/support/provider-fake/index.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
+import { memberRead, rateCount } from './support/gate-calls.ts';
 
 /**
  * `npm run bench:integrations`: GET …/issue-options through the local gateway, the middy chain
@@ -50,18 +50,10 @@ const connection = await api('POST', '/v1/integrations/connections', { code: awa
 
 const path = () => api('GET', `/v1/integrations/connections/${connection.id}/issue-options`);
 const list = (route: string) => fetch(`${fake.apiUrl}${route}?limit=50&offset=0&state=0`, { headers: { access_token: accessToken } }).then((r) => r.json());
+// The same calls made directly, in the request path's order: membership, then the tenant's rate.
 const floor = () =>
-  Promise.all([
-    table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true })),
-    table().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
-        UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
-        ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
-      }),
-    ),
-  ])
+  memberRead(tenantId, 'bench-admin')
+    .then(() => rateCount(tenantId))
     .then(() => table().send(new GetCommand({ TableName: tableName(), Key: keys.providerConnection(tenantId, connection.id), ConsistentRead: true })))
     .then(() => Promise.all(['/v1/offices.json', '/v1/taxes.json', '/v1/document_types.json'].map(list)));
 

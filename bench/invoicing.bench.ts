@@ -12,6 +12,7 @@ import { recordKey } from '../functions/invoicing/records.ts';
 import { startFakeProviderEnv } from '../test/support/provider-env.ts';
 import { invoiceBody } from '../test/e2e/invoicing/bodies.ts';
 import { apiEvent, lambdaContext } from './support/events.ts';
+import { memberRead, rateCount } from './support/gate-calls.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
 
 /**
@@ -59,18 +60,11 @@ const invoke = async (routeKey: string, path: string, expected: number, extra: {
 };
 
 /** What every authenticated request reads and writes before its own calls: membership and the tenant's rate. */
-const gate = () =>
-  Promise.all([
-    table().send(new GetCommand({ TableName: tableName(), Key: keys.member(tenantId, 'bench-admin'), ConsistentRead: true })),
-    table().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateWindow(tenantId, Math.floor(Date.now() / 60_000)),
-        UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :e)',
-        ExpressionAttributeValues: { ':one': 1, ':e': epochSeconds() + 120 },
-      }),
-    ),
-  ]);
+/** What every authenticated request does before its own calls, in turn as the request path does: membership, then the tenant's rate. */
+const gate = async () => {
+  await memberRead(tenantId, 'bench-admin');
+  await rateCount(tenantId);
+};
 const get = (key: Record<string, unknown>) => table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
 const idem = (operationId: string, key: string) => ({
   Put: { TableName: tableName(), Item: { ...keys.idempotency(tenantId, operationId, key), fingerprint: 'x', statusCode: 200, body: '{}', headers: {}, expiresAt: epochSeconds() + 86_400 } },
