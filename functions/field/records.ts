@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 
@@ -109,20 +110,14 @@ export const getRouteRecord = async (tenantId: string, routeId: string): Promise
 /** The route's partition: its stops in sequence order and its last position. */
 export const readRoutePartition = async (tenantId: string, routeId: string): Promise<{ stops: StopRecord[]; position: PositionRecord | null }> => {
   const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': opsKeys.routePartition(tenantId, routeId) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': opsKeys.routePartition(tenantId, routeId) },
+    ConsistentRead: true,
+  })) {
+    items.push(item);
+  }
   const stops = items.filter((i) => i.entity === 'stop').map(toStopRecord).sort((a, b) => a.sequence - b.sequence);
   const position = items.find((i) => i.entity === 'route-position');
   return { stops, position: position ? { latitude: position.latitude as number, longitude: position.longitude as number, recordedAt: position.recordedAt as string } : null };
