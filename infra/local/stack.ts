@@ -12,6 +12,7 @@ import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
 import { trackingRateLimit } from './tracking-rate-limit.ts';
 import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
+import { startLocalImports, type LocalImports } from './imports.ts';
 import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
 
 export interface LocalStackOptions {
@@ -35,6 +36,7 @@ export interface LocalStack extends StackInfo {
   devIssuer: DevIssuer;
   gateway: LocalGateway;
   webhooks: LocalWebhooks;
+  imports: LocalImports;
   stop(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
   const webhooks = await startLocalWebhooks({ keyDir: runtimeDir });
+  const imports = await startLocalImports();
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   for (const group of streamConsumerGroups) consumers[group.name] = await group.load();
   const checkpoints = inMemory ? memoryCheckpoints() : fileCheckpoints(join(runtimeDir, 'stream-positions.json'));
@@ -114,9 +117,11 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     devIssuer,
     gateway,
     webhooks,
+    imports,
     stop: async () => {
       await gateway.close();
       await reader.stop();
+      await imports.stop();
       await webhooks.stop();
       resetTableClient();
       await dynamo?.stop();

@@ -47,6 +47,25 @@ export const keys = {
   /** A billing-provider connection; a tenant's connections are listed oldest first. */
   providerConnection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `CONN#${connectionId}` }),
   providerConnectionPrefix: 'CONN#',
+  /** An import of a connection; a connection's imports are listed oldest first (UUIDv7 ids). */
+  providerImport: (tenantId: string, connectionId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${connectionId}#${importId}` }),
+  providerImportPrefix: (connectionId: string) => `IMPORT#${connectionId}#`,
+  /** Held while an import of the connection is queued or running: one at a time. */
+  importLock: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORTLOCK#${connectionId}` }),
+  /**
+   * A canonical record, one partition per connection and stream. The id is derived from the
+   * externalId (recordId), so the record of an externalId is found with one GetItem.
+   */
+  canonicalRecord: (tenantId: string, connectionId: string, stream: string, recordId: string) => ({ pk: `${tenantPk(tenantId)}#REC#${connectionId}#${stream}`, sk: `R#${recordId}` }),
+  canonicalRecordPartition: (tenantId: string, connectionId: string, stream: string) => `${tenantPk(tenantId)}#REC#${connectionId}#${stream}`,
+  canonicalRecordPrefix: 'R#',
+  /** A version conflict of a connection, oldest first. */
+  recordConflict: (tenantId: string, connectionId: string, conflictId: string) => ({ pk: `${tenantPk(tenantId)}#CONFLICT#${connectionId}`, sk: `C#${conflictId}` }),
+  recordConflictPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#CONFLICT#${connectionId}`,
+  recordConflictPrefix: 'C#',
+  /** The connections that imported a provider company, for its notices (which name the company only). */
+  providerCompanyConnection: (origin: string, clientCode: string, tenantId: string, connectionId: string) => ({ pk: `PCOMPANY#${origin}#${clientCode}`, sk: `${tenantId}#${connectionId}` }),
+  providerCompanyPartition: (origin: string, clientCode: string) => `PCOMPANY#${origin}#${clientCode}`,
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
 } as const;
