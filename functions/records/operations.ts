@@ -1,4 +1,5 @@
-import { defineOperation } from '../../shared/http/operation.ts';
+import * as v from 'valibot';
+import { defineOperation, definePublicOperation } from '../../shared/http/operation.ts';
 import { IdParams, PageQuery } from '../../shared/http/schemas.ts';
 import { importQueue } from '../../shared/ports/import-queue.ts';
 import { activeConnection, getConnectionRecord } from '../integrations/connection-record.ts';
@@ -16,6 +17,7 @@ import {
 } from './api-schemas.ts';
 import { listConflicts } from './conflict-store.ts';
 import { getImportRecord, listImportRecords, newImport, toImport } from './imports/import-record.ts';
+import { applyNotice, countNotice, Notice } from './notices.ts';
 import { listRecords, toApiRecord } from './record-store.ts';
 
 const tag = 'Integrations';
@@ -118,7 +120,27 @@ export const listConflictsOperation = defineOperation({
   },
 });
 
+export const providerNoticeOperation = definePublicOperation({
+  operationId: 'receiveProviderNotice',
+  method: 'POST',
+  path: '/v1/integrations/provider/notifications',
+  summary: 'The billing provider’s notices (unsigned hints): the named resource is read again and judged',
+  tag,
+  // Any JSON is taken: a notice of another shape, or of a company without a connection, is ignored.
+  body: v.pipe(v.unknown(), v.description(`A provider notice: ${Object.keys(Notice.entries).join(', ')}`)),
+  responses: {
+    202: { description: 'Taken; whatever the notice named is read again from the provider (nothing happens for an unknown company or a malformed notice)' },
+    429: { description: '`rate_limited`: too many notices from this address this minute' },
+  },
+  handle: async ({ body, now, sourceIp }) => {
+    await countNotice(sourceIp, now);
+    await applyNotice(body, now);
+    return { status: 202 };
+  },
+});
+
 export const recordOperations = [
+  providerNoticeOperation,
   startImportOperation,
   getImportOperation,
   listImportsOperation,
