@@ -13,6 +13,7 @@ import { TrackingEdge } from './constructs/tracking-edge.ts';
 import { TrackingProjection } from './constructs/tracking-projection.ts';
 import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
+import { RecordImports } from './constructs/record-imports.ts';
 
 /** Synth accepts these; a deployment with them rejects every token, so set the context keys. */
 export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
@@ -44,6 +45,7 @@ export class DeliveryOpsStack extends Stack {
   readonly webhooks: WebhookQueue;
   readonly webhookPipeline: WebhookPipeline;
   readonly tracking: TrackingProjection;
+  readonly imports?: RecordImports;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
@@ -91,19 +93,17 @@ export class DeliveryOpsStack extends Stack {
     const integrations = this.functions.byGroup.get('integrations');
     if (integrations) {
       const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
-      new BillingProviderAccess(this, 'BillingProvider', {
-        fn: integrations,
-        key: this.webhookPipeline.key,
-        portsEnvironment: this.webhookPipeline.portsEnvironment(this.webhooks),
-        settings: props.billingProvider ?? {
-          apiUrl: context('providerApiUrl'),
-          oauthUrl: context('providerOauthUrl'),
-          appId: context('providerAppId'),
-          redirectUri: context('providerRedirectUri'),
-          userTokenSecretArn: context('providerUserTokenSecretArn'),
-          publicBaseUrl: context('publicBaseUrl'),
-        },
-      });
+      const settings = props.billingProvider ?? {
+        apiUrl: context('providerApiUrl'),
+        oauthUrl: context('providerOauthUrl'),
+        appId: context('providerAppId'),
+        redirectUri: context('providerRedirectUri'),
+        userTokenSecretArn: context('providerUserTokenSecretArn'),
+        publicBaseUrl: context('publicBaseUrl'),
+      };
+      const providerAccess = { key: this.webhookPipeline.key, portsEnvironment: this.webhookPipeline.portsEnvironment(this.webhooks), settings };
+      new BillingProviderAccess(this, 'BillingProvider', { fn: integrations, ...providerAccess });
+      this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops', ...providerAccess });
     }
     this.tracking = new TrackingProjection(this, 'TrackingProjection', { data: this.data, serviceName: 'delivery-ops' });
     this.alarms = new Alarms(this, 'Alarms', {
@@ -112,15 +112,18 @@ export class DeliveryOpsStack extends Stack {
         ...[...this.functions.byGroup].map(([name, fn]) => [name, fn.function] as const),
         ...this.webhookPipeline.functions,
         ['tracking-projection', this.tracking.projector.function] as const,
+        ...(this.imports?.functions ?? []),
       ]),
       deadLetterQueues: new Map([
         ['WebhookDeadLetters', this.webhooks.deadLetterQueue],
         ['WebhookStreamFailures', this.webhookPipeline.streamFailures],
         ['TrackingStreamFailures', this.tracking.streamFailures],
+        ...(this.imports ? [['ImportDeadLetters', this.imports.deadLetterQueue] as const] : []),
       ]),
       email: alarmEmail,
     });
     this.alarms.notify(this.webhookPipeline.attemptsBacklogAlarm);
+    if (this.imports) this.alarms.notify(this.imports.backlogAlarm);
 
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });

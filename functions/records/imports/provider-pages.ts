@@ -29,7 +29,7 @@ export const providerCall = async <T>(connectionId: string, call: () => Promise<
       return await call();
     } catch (error) {
       if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= MAX_RATE_WAITS) throw error;
-      const seconds = Math.min(30, Number(error.headers['retry-after'] ?? 1) || 1);
+      const seconds = Math.min(10, Number(error.headers['retry-after'] ?? 1) || 1);
       await sleep(seconds * 1000);
     }
   }
