@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as hourly } from '../../../functions/records/imports/schedule-handler.ts';
 import { VARIANT_COUNT, CLIENT_COUNT } from '../../../shared/ports/billing-provider/sandbox-data.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
@@ -24,9 +25,7 @@ describe('imports from the sandbox', () => {
     const started = await startImport(tenant, operator, connection.id);
     expect(started).toMatchObject({ connectionId: connection.id, streams: ['variants', 'stock_levels', 'parties'], state: 'queued', error: null, finishedAt: null });
     expect(started.counts).toEqual({ seen: 0, created: 0, updated: 0, unchanged: 0, conflicts: 0 });
-    const t0 = Date.now();
     const first = await waitForImport(tenant, viewer, connection.id, started.id, 150_000);
-    console.log('first import ms', Date.now() - t0);
     const total = VARIANT_COUNT + VARIANT_COUNT * 3 + CLIENT_COUNT;
     expect(first).toMatchObject({ state: 'succeeded', counts: { seen: total, created: total, updated: 0, unchanged: 0, conflicts: 0 } });
     expect(first.finishedAt).toMatch(/Z$/);
@@ -129,4 +128,23 @@ describe('imports from the sandbox', () => {
     const bad = await tenant.call(admin, 'POST', `/v1/integrations/connections/${connection.id}/imports`, { body: { streams: ['nope'] } });
     expect(bad.status).toBe(400);
   });
+
+  it('imports every active connection from the hourly schedule, and leaves a running import alone', async () => {
+    data.write('22222222-2', { variants: [variant(1), variant(2)] });
+    const { connection } = await connectSandbox(tenant, admin, '22222222-2');
+    const running = await startImport(tenant, admin, connection.id);
+    const tally = await hourly();
+    // This file's other connections are idle: each gets an import; the one just started is left running.
+    expect(tally.failed).toBe(0);
+    expect(tally.started).toBeGreaterThanOrEqual(3);
+    await waitForImport(tenant, admin, connection.id, running.id);
+    const connections = (await tenant.call(admin, 'GET', '/v1/integrations/connections')).body.items;
+    for (const c of connections) {
+      const imports = (await tenant.call(admin, 'GET', `/v1/integrations/connections/${c.id}/imports?limit=100`)).body.items;
+      for (const i of imports) await waitForImport(tenant, admin, c.id, i.id, 150_000);
+    }
+    const mine = (await tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/imports`)).body.items;
+    expect(mine.length).toBeGreaterThanOrEqual(1);
+    expect(mine.every((i: { state: string }) => i.state === 'succeeded')).toBe(true);
+  }, 200_000);
 });
