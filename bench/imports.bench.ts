@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../infra/local/stack.ts';
 import { newId } from '../shared/ids.ts';
-import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
 import { table, tableName } from '../shared/table/client.ts';
 import { keys } from '../shared/table/keys.ts';
 import { putMember } from '../shared/tenancy/members.ts';
 import { putTenant } from '../shared/tenancy/tenants.ts';
+import { useProviderFakeSettings } from '../test/support/provider-env.ts';
 import { startProviderFake } from '../test/support/provider-fake/index.ts';
 
 /**
@@ -25,16 +25,7 @@ process.env.IMPORT_PROVIDER_MIN_INTERVAL_MS = '0';
 const fake = await startProviderFake();
 fake.setRateLimit(null);
 const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
-const secrets = new LocalSecrets();
-secrets.set('bench-user-token', fake.userToken);
-setSecrets(secrets);
-Object.assign(process.env, {
-  PROVIDER_API_URL: fake.apiUrl,
-  PROVIDER_OAUTH_URL: fake.oauthUrl,
-  PROVIDER_APP_ID: fake.appId,
-  PROVIDER_REDIRECT_URI: fake.redirectUri,
-  PROVIDER_USER_TOKEN_SECRET_ARN: 'bench-user-token',
-});
+useProviderFakeSettings(fake);
 
 const tenantId = newId();
 await putTenant({ id: tenantId, name: 'Bench SpA' });

@@ -1,9 +1,8 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { epochSeconds } from '../../shared/clock.ts';
-import { RateLimitedError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { logger } from '../../shared/logger.ts';
+import { countInWindow } from '../../shared/rate-limit.ts';
 import { normaliseRut } from '../../shared/chile/rut.ts';
 import type { BillingProvider, ProviderSession } from '../../shared/ports/billing-provider/port.ts';
 import { billingProvider } from '../../shared/ports/billing-provider/registry.ts';
@@ -33,20 +32,7 @@ export type Notice = v.InferOutput<typeof Notice>;
 const perMinute = (): number => Number(process.env.PROVIDER_NOTICE_RATE_LIMIT_PER_MINUTE ?? 300) || 300;
 
 /** A fixed one-minute window per client address, counted in the table so every instance sees it. */
-export const countNotice = async (sourceIp: string, now: Date): Promise<void> => {
-  const seconds = epochSeconds(now);
-  const minute = Math.floor(seconds / 60);
-  const { Attributes } = await table().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.rateWindow(`notice:${sourceIp}`, minute),
-      UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :expires)',
-      ExpressionAttributeValues: { ':one': 1, ':expires': (minute + 2) * 60 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  if ((Attributes?.hits as number) > perMinute()) throw new RateLimitedError(Math.max(1, (minute + 1) * 60 - seconds));
-};
+export const countNotice = (sourceIp: string, now: Date): Promise<void> => countInWindow(`notice:${sourceIp}`, perMinute(), now);
 
 /** The active connections that imported this company (the index entry is written by every import). */
 const connectionsOf = async (clientCode: string): Promise<ConnectionRecord[]> => {

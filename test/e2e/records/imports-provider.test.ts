@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runImportPage } from '../../../functions/records/imports/run-page.ts';
 import { importQueue, setImportQueue, type ImportMessage } from '../../../shared/ports/import-queue.ts';
-import { LocalSecrets, setSecrets } from '../../../shared/ports/secrets.ts';
+import { setSecrets } from '../../../shared/ports/secrets.ts';
+import { useProviderFakeSettings } from '../../support/provider-env.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
@@ -10,7 +11,6 @@ import { allRecords, runImport, startImport, waitForImport } from './support.ts'
 
 // A failed message comes back after 1 s instead of a minute, so a "crash" resumes quickly.
 const stack = useLocalStack({ env: { IMPORT_VISIBILITY_TIMEOUT_SECONDS: '1' } });
-const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:provider-user-token';
 const BIG = { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' };
 const SMALL = { clientCode: RUT.b, clientName: 'Transportes Biobío Ltda.' };
 const OTHER = { clientCode: RUT.k, clientName: 'Distribuidora Grande SpA' };
@@ -29,16 +29,7 @@ beforeAll(async () => {
   fake.addCompany(BIG, bigCatalogue);
   fake.addCompany(SMALL);
   fake.addCompany(OTHER);
-  const secrets = new LocalSecrets();
-  secrets.set(SECRET_ARN, fake.userToken);
-  setSecrets(secrets);
-  Object.assign(process.env, {
-    PROVIDER_API_URL: fake.apiUrl,
-    PROVIDER_OAUTH_URL: fake.oauthUrl,
-    PROVIDER_APP_ID: fake.appId,
-    PROVIDER_REDIRECT_URI: fake.redirectUri,
-    PROVIDER_USER_TOKEN_SECRET_ARN: SECRET_ARN,
-  });
+  useProviderFakeSettings(fake);
 });
 afterAll(async () => {
   setSecrets(undefined);
