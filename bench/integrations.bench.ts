@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { pointAtProviderFake } from '../infra/local/billing-provider.ts';
 import { startLocalStack } from '../infra/local/stack.ts';
 import { epochSeconds } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
@@ -26,15 +27,8 @@ const company = { clientCode: '76086428-5', clientName: 'Bench SpA' };
 const accessToken = fake.addCompany(company);
 const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
 const secrets = new LocalSecrets();
-secrets.set('bench-user-token', fake.userToken);
 setSecrets(secrets);
-Object.assign(process.env, {
-  PROVIDER_API_URL: fake.apiUrl,
-  PROVIDER_OAUTH_URL: fake.oauthUrl,
-  PROVIDER_APP_ID: fake.appId,
-  PROVIDER_REDIRECT_URI: fake.redirectUri,
-  PROVIDER_USER_TOKEN_SECRET_ARN: 'bench-user-token',
-});
+pointAtProviderFake(fake, secrets);
 
 const tenantId = newId();
 await putTenant({ id: tenantId, name: 'Bench SpA' });

@@ -28,8 +28,8 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'field', entry: 'functions/field/handler.ts', operations: fieldOperations },
   { name: 'tracking', entry: 'functions/tracking/handler.ts', operations: trackingOperations },
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations },
-  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
   { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations },
+  { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

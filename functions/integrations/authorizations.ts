@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { addSeconds, DAY_SECONDS, epochSeconds, nowIso } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import { ProviderRefusedError } from '../../shared/ports/billing-provider/errors.ts';
-import type { ProviderOrigin } from '../../shared/ports/billing-provider/port.ts';
+import type { ProviderGrant, ProviderOrigin } from '../../shared/ports/billing-provider/port.ts';
 import { billingProvider, providerSettings } from '../../shared/ports/billing-provider/registry.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
@@ -17,7 +17,7 @@ import {
   ClientCodeMismatchError,
   InvalidClientCodeError,
 } from './errors.ts';
-import { normaliseRut } from '../../shared/rut.ts';
+import { normaliseRut } from '../../shared/chile/rut.ts';
 import type { Authorization } from './schemas.ts';
 
 /** decisions 10: an authorization is open for 15 minutes. */
@@ -85,7 +85,7 @@ export const completeAuthorization = async (tenantId: string, body: { code: stri
   if (nowIso(now) >= (Item.openUntil as string)) throw new AuthorizationExpiredError(Item.openUntil as string);
 
   const provider = billingProvider(Item.origin as ProviderOrigin);
-  let grant;
+  let grant: ProviderGrant;
   try {
     grant = await provider.exchangeCode(body.code);
   } catch (error) {

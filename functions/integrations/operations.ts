@@ -9,7 +9,7 @@ import { completeAuthorization, createAuthorization, SANDBOX_CALLBACK_PATH } fro
 import { activeConnection, checkVersion, getConnectionRecord, listConnectionRecords, saveConnection, toConnection } from './connection-record.ts';
 import { InvalidClientCodeError } from './errors.ts';
 import { readIssueOptions, saveIssueSettings } from './issue-options.ts';
-import { normaliseRut } from '../../shared/rut.ts';
+import { normaliseRut } from '../../shared/chile/rut.ts';
 import { recordOperations } from '../records/operations.ts';
 import {
   Authorization,

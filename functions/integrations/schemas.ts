@@ -79,9 +79,7 @@ export const IssueOptions = v.pipe(
     offices: v.pipe(v.array(v.object({ id: OptionId, name: Short })), v.maxLength(200)),
     taxes: v.pipe(v.array(v.object({ id: OptionId, name: Short, percentage: v.number(), code: v.pipe(v.string(), v.maxLength(20)) })), v.maxLength(200)),
     documentTypes: v.pipe(v.array(v.object({ id: OptionId, name: Short, codeSii: v.nullable(v.pipe(v.string(), v.maxLength(10))) })), v.maxLength(200)),
-    current: v.nullable(
-      v.object({ officeId: OptionId, vatTaxId: OptionId, documentTypeIds: DocumentTypeIds, dispatchStock: v.optional(v.boolean()) }),
-    ),
+    current: v.nullable(IssueSettings),
   }),
   v.title('IssueOptions'),
 );

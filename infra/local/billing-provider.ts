@@ -9,6 +9,30 @@ export interface LocalBillingProvider {
   stop(): Promise<void>;
 }
 
+/** What the settings need of a provider fake (test/support/provider-fake's `ProviderFake`). */
+interface FakeSettings {
+  apiUrl: string;
+  oauthUrl: string;
+  appId: string;
+  redirectUri: string;
+  userToken: string;
+}
+
+/**
+ * Points PROVIDER_* at a running provider fake, with its integrator token in `secrets` under
+ * `secretArn` (the local stack, the tests and the benchmark all connect to the fake this way).
+ */
+export const pointAtProviderFake = (fake: FakeSettings, secrets: LocalSecrets, secretArn = LOCAL_USER_TOKEN_ARN): void => {
+  secrets.set(secretArn, fake.userToken);
+  Object.assign(process.env, {
+    PROVIDER_API_URL: fake.apiUrl,
+    PROVIDER_OAUTH_URL: fake.oauthUrl,
+    PROVIDER_APP_ID: fake.appId,
+    PROVIDER_REDIRECT_URI: fake.redirectUri,
+    PROVIDER_USER_TOKEN_SECRET_ARN: secretArn,
+  });
+};
+
 /**
  * The billing provider's settings for the local stack. `--provider-fake` starts the fake provider
  * (test/support/provider-fake) and points PROVIDER_* at it; otherwise PROVIDER_* from the
@@ -30,14 +54,7 @@ export const startLocalBillingProvider = async (options: { fake: boolean }): Pro
   const { DEMO_COMPANY, startProviderFake } = await import('../../test/support/provider-fake/index.ts');
   const fake = await startProviderFake();
   fake.addCompany(DEMO_COMPANY);
-  secrets.set(LOCAL_USER_TOKEN_ARN, fake.userToken);
-  Object.assign(process.env, {
-    PROVIDER_API_URL: fake.apiUrl,
-    PROVIDER_OAUTH_URL: fake.oauthUrl,
-    PROVIDER_APP_ID: fake.appId,
-    PROVIDER_REDIRECT_URI: fake.redirectUri,
-    PROVIDER_USER_TOKEN_SECRET_ARN: LOCAL_USER_TOKEN_ARN,
-  });
+  pointAtProviderFake(fake, secrets);
   return {
     fake: { apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, clientCode: DEMO_COMPANY.clientCode },
     stop: async () => {

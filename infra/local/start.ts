@@ -40,13 +40,13 @@ Try:
     -H "content-type: application/json" \\
     -d '{"text":"¿Dónde está el camión hoy?"}'
 
-${
-  billing.fake
-    ? `Billing provider: the local fake at ${billing.fake.apiUrl} (OAuth ${billing.fake.oauthUrl}); its demo company is ${billing.fake.clientCode}\n`
-    : 'Billing provider: the sandbox (POST /v1/integrations/sandbox/authorizations); npm start -- --provider-fake for the provider fake\n'
-}
 More tokens:  PORT=${port} npm run token -- --subject demo-admin --mfa
 Operator:     PORT=${port} npm run admin -- members add --tenant ${demo.tenantId} --subject ana --role operator --first-name Ana
+${
+  billing.fake
+    ? `Billing provider: the local fake at ${billing.fake.apiUrl} (OAuth ${billing.fake.oauthUrl}); its demo company is ${billing.fake.clientCode}`
+    : 'Billing provider: the sandbox (POST /v1/integrations/sandbox/authorizations); npm start -- --provider-fake for the provider fake'
+}
 Ctrl-C stops everything.
 `);
 

@@ -85,8 +85,9 @@ describe('functions', () => {
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
       });
-      // The webhooks group seals signing secrets through the webhook ports (webhook-pipeline.ts).
-      const ports = id.startsWith('FunctionsWebhooks')
+      // The webhooks group seals signing secrets through the webhook ports (webhook-pipeline.ts), the
+      // integrations group provider tokens (billing-provider.ts; its PROVIDER_* only with context).
+      const ports = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations')
         ? ['WEBHOOK_KMS_KEY_ID', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_SCHEDULE_GROUP']
         : [];
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(

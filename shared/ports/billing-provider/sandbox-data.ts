@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkDigit } from '../../rut.ts';
+import { rutCheckDigit } from '../../chile/rut.ts';
 
 /**
  * The sandbox's company data, in the provider's own JSON shapes (provider-chile.md), so that a
@@ -35,7 +35,7 @@ const LAST = ['González', 'Muñoz', 'Rojas', 'Díaz', 'Pérez', 'Soto', 'Contre
 const TRADES = ['Almacén', 'Minimarket', 'Botillería', 'Panadería', 'Restaurante', 'Distribuidora'];
 
 /** A valid RUT for a body number, so generated clients carry real-looking codes. */
-const rutOf = (body: number): string => `${body}-${checkDigit(String(body))}`;
+const rutOf = (body: number): string => `${body}-${rutCheckDigit(String(body))}`;
 
 export const VARIANT_COUNT = 300;
 export const CLIENT_COUNT = 40;

@@ -1,5 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pointAtProviderFake } from '../../../infra/local/billing-provider.ts';
 import { LocalSecrets, setSecrets } from '../../../shared/ports/secrets.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
@@ -24,15 +25,8 @@ beforeAll(async () => {
   // 230 active offices in reverse order: the options must page, sort and stop at the 200 lowest ids.
   tokens.big = fake.addCompany(BIG, { offices: Array.from({ length: 230 }, (_, i) => ({ id: 230 - i, name: `Sucursal ${230 - i}`, state: 0 })) });
   const secrets = new LocalSecrets();
-  secrets.set(SECRET_ARN, fake.userToken);
   setSecrets(secrets);
-  Object.assign(process.env, {
-    PROVIDER_API_URL: fake.apiUrl,
-    PROVIDER_OAUTH_URL: fake.oauthUrl,
-    PROVIDER_APP_ID: fake.appId,
-    PROVIDER_REDIRECT_URI: fake.redirectUri,
-    PROVIDER_USER_TOKEN_SECRET_ARN: SECRET_ARN,
-  });
+  pointAtProviderFake(fake, secrets, SECRET_ARN);
 });
 afterAll(async () => {
   setSecrets(undefined);

@@ -1,6 +1,6 @@
-import { startProviderFake, type ProviderFake, type ProviderFakeOptions } from '../../support/provider-fake/index.ts';
+import { DEMO_COMPANY, startProviderFake, type ProviderFake, type ProviderFakeOptions } from '../../support/provider-fake/index.ts';
 
-export const COMPANY_A = { clientCode: '76123456-0', clientName: 'Comercial Demo SpA' };
+export const COMPANY_A = DEMO_COMPANY;
 export const COMPANY_B = { clientCode: '77654321-7', clientName: 'Distribuidora Sur Ltda.' };
 /** 2026-11-23 00:00 UTC in Unix seconds, as the provider takes emission dates. */
 export const DAY = 1_795_392_000;
