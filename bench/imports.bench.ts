@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { pointAtProviderFake } from '../infra/local/billing-provider.ts';
 import { startLocalStack } from '../infra/local/stack.ts';
+import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
 import { newId } from '../shared/ids.ts';
 import { table, tableName } from '../shared/table/client.ts';
 import { keys } from '../shared/table/keys.ts';
 import { putMember } from '../shared/tenancy/members.ts';
 import { putTenant } from '../shared/tenancy/tenants.ts';
-import { useProviderFakeSettings } from '../test/support/provider-env.ts';
 import { startProviderFake } from '../test/support/provider-fake/index.ts';
 
 /**
@@ -25,7 +26,9 @@ process.env.IMPORT_PROVIDER_MIN_INTERVAL_MS = '0';
 const fake = await startProviderFake();
 fake.setRateLimit(null);
 const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
-useProviderFakeSettings(fake);
+const secrets = new LocalSecrets();
+setSecrets(secrets);
+pointAtProviderFake(fake, secrets);
 
 const tenantId = newId();
 await putTenant({ id: tenantId, name: 'Bench SpA' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runImportPage } from '../../../functions/records/imports/run-page.ts';
 import { importQueue, setImportQueue, type ImportMessage } from '../../../shared/ports/import-queue.ts';
-import { setSecrets } from '../../../shared/ports/secrets.ts';
-import { useProviderFakeSettings } from '../../support/provider-env.ts';
+import { pointAtProviderFake } from '../../../infra/local/billing-provider.ts';
+import { LocalSecrets, setSecrets } from '../../../shared/ports/secrets.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
@@ -29,7 +29,9 @@ beforeAll(async () => {
   fake.addCompany(BIG, bigCatalogue);
   fake.addCompany(SMALL);
   fake.addCompany(OTHER);
-  useProviderFakeSettings(fake);
+  const secrets = new LocalSecrets();
+  setSecrets(secrets);
+  pointAtProviderFake(fake, secrets);
 });
 afterAll(async () => {
   setSecrets(undefined);
