@@ -9,7 +9,7 @@ import { keys, tenantPk } from '../../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../../shared/table/pages.ts';
 import type { Write } from '../../../shared/table/transaction.ts';
 import type { ConnectionRecord } from '../../integrations/connection-record.ts';
-import { importStreams, type Import, type ImportCounts, type ImportStream } from '../api-schemas.ts';
+import { importStreams, type Import, type ImportStream } from '../api-schemas.ts';
 import { emptyCounts } from '../observe.ts';
 
 export const IMPORT_ENTITY = 'providerImport';
@@ -171,5 +171,3 @@ export const finishWrites = (record: ImportRecord, now: Date): Write[] => [
     now,
   ).write,
 ];
-
-export const withCounts = (record: ImportRecord, counts: ImportCounts): ImportRecord => ({ ...record, counts });

@@ -116,12 +116,19 @@ describe('imports from the sandbox', () => {
   it('runs one import per connection at a time and keeps drivers out', async () => {
     data.write('11111111-1', { variants: [variant(1)] });
     const { connection } = await connectSandbox(tenant, admin, '11111111-1');
-    const first = await startImport(tenant, admin, connection.id);
+    const key = crypto.randomUUID();
+    const first = (await tenant.call(admin, 'POST', `/v1/integrations/connections/${connection.id}/imports`, { body: {}, idempotencyKey: key })).body;
+    // The same request again is a replay: the same import, and no second one queued behind it.
+    const replay = await tenant.call(admin, 'POST', `/v1/integrations/connections/${connection.id}/imports`, { body: {}, idempotencyKey: key });
+    expect([replay.status, replay.body.id]).toEqual([202, first.id]);
     const second = await tenant.call(admin, 'POST', `/v1/integrations/connections/${connection.id}/imports`, { body: {} });
     // The first may already be done on a fast machine; then the second simply starts.
     if (second.status === 409) expect(second.body.code).toBe('import_running');
     else expect(second.status).toBe(202);
     await waitForImport(tenant, admin, connection.id, first.id);
+    const imports = (await tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/imports`)).body.items;
+    expect(imports.filter((i: { id: string }) => i.id === first.id)).toHaveLength(1);
+    expect(imports.length).toBe(second.status === 202 ? 2 : 1);
     expect((await tenant.call(driver, 'POST', `/v1/integrations/connections/${connection.id}/imports`, { body: {} })).status).toBe(403);
     expect((await tenant.call(driver, 'GET', `/v1/integrations/connections/${connection.id}/variants`)).status).toBe(403);
     expect((await tenant.call(viewer, 'POST', `/v1/integrations/connections/${connection.id}/imports`, { body: {} })).status).toBe(403);
