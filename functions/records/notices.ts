@@ -1,7 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { newId } from '../../shared/ids.ts';
-import { logger } from '../../shared/logger.ts';
 import { countInWindow } from '../../shared/rate-limit.ts';
 import { normaliseRut } from '../../shared/chile/rut.ts';
 import type { BillingProvider, ProviderSession } from '../../shared/ports/billing-provider/port.ts';
@@ -93,6 +92,9 @@ export const applyNotice = async (input: unknown, now: Date): Promise<number> =>
       refreshed++;
     } catch (error) {
       // The sender gets 202 whatever happens: the next import settles what this notice could not.
+      // The logger is loaded here, not at module scope: the operations manifest imports this file,
+      // and the logger fixes LOG_LEVEL when first loaded (the handlers load it after the settings).
+      const { logger } = await import('../../shared/logger.ts');
       logger.warn('provider notice not applied', { connectionId: connection.id, topic: notice.topic, error: error as Error });
     }
   }

@@ -87,9 +87,11 @@ describe('functions', () => {
       });
       // The webhooks group seals signing secrets through the webhook ports (webhook-pipeline.ts), the
       // integrations group provider tokens (billing-provider.ts; its PROVIDER_* only with context).
-      const ports = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations')
+      const ports: string[] = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations')
         ? ['WEBHOOK_KMS_KEY_ID', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_SCHEDULE_GROUP']
         : [];
+      // The integrations group also queues imports (record-imports.ts).
+      if (id.startsWith('FunctionsIntegrations')) ports.push('IMPORT_QUEUE_URL');
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         ['NODE_OPTIONS', 'OIDC_AUDIENCE', 'OIDC_ISSUER', 'OIDC_MFA_ENFORCED', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME', ...ports].sort(),
       );
