@@ -1,14 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { pointAtProviderFake } from '../infra/local/billing-provider.ts';
-import { startLocalStack } from '../infra/local/stack.ts';
-import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
-import { newId } from '../shared/ids.ts';
 import { table, tableName } from '../shared/table/client.ts';
 import { keys } from '../shared/table/keys.ts';
-import { putMember } from '../shared/tenancy/members.ts';
-import { putTenant } from '../shared/tenancy/tenants.ts';
-import { startProviderFake } from '../test/support/provider-fake/index.ts';
+import { startProviderBench } from './support/provider-bench.ts';
 
 /**
  * `npm run bench:imports`: a catalogue of N variants with stock in 3 offices imported through the
@@ -23,27 +16,7 @@ process.env.LOG_LEVEL = 'WARN';
 // The provider's rate (10/s) would make this a benchmark of the provider; the spacing is tested apart.
 process.env.IMPORT_PROVIDER_MIN_INTERVAL_MS = '0';
 
-const fake = await startProviderFake();
-fake.setRateLimit(null);
-const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
-const secrets = new LocalSecrets();
-setSecrets(secrets);
-pointAtProviderFake(fake, secrets);
-
-const tenantId = newId();
-await putTenant({ id: tenantId, name: 'Bench SpA' });
-await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
-const token = await stack.devIssuer.mint({ subject: 'bench-admin', ttlSeconds: 7200 });
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-};
+const { fake, stack, tenantId, api, connect } = await startProviderBench();
 
 const catalogue = (n: number) => ({
   variants: Array.from({ length: n }, (_, i) => ({ id: i + 1, description: `Variante ${i + 1}`, code: `SKU-${i + 1}`, barCode: `780${i}`, state: 0, product: { id: 1 + Math.floor(i / 3) } })),
@@ -79,8 +52,7 @@ const rows: string[] = [];
 for (const [index, n] of SIZES.entries()) {
   const clientCode = ['76086428-5', '96790240-3', '10000013-K'][index % 3]!;
   fake.addCompany({ clientCode, clientName: `Bench ${n}` }, catalogue(n));
-  const authorization = await api('POST', '/v1/integrations/provider/authorizations', { clientCode, name: `Bench ${n}` });
-  const connection = await api('POST', '/v1/integrations/connections', { code: await fake.approve(clientCode), bindingSecret: authorization.bindingSecret });
+  const connection = await connect(clientCode);
 
   // The provider fake lives in this process too: its catalogue is there before the baseline, and
   // its per-request garbage is collected before each sample (--expose-gc, every 2 s so the full
