@@ -36,4 +36,20 @@ export const invoiceReconciler: JobFunction = {
   table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
 };
 
-export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler];
+export const importWorker: JobFunction = {
+  name: 'import-worker',
+  entry: 'functions/records/imports/worker-handler.ts',
+  // Reads the import, its connection and the page's stored records (BatchGetItem), then commits the
+  // page: progress, records, conflicts, audit entry, and on the last page the lock's release and the event.
+  table: { items: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] },
+};
+
+export const importSchedule: JobFunction = {
+  name: 'import-schedule',
+  entry: 'functions/records/imports/schedule-handler.ts',
+  // Finds active connections on the sparse gsi2 partition, reads each one's lock and import, and
+  // starts an import (lock, import, company entry, audit entry) where none runs.
+  table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
+};
+
+export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler, importWorker, importSchedule];

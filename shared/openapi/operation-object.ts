@@ -96,7 +96,7 @@ export const operationObject = (operation: AnyOperation, schemas: SchemaConverte
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 
   const parameters = parametersOf(operation, schemas);
-  const body = operation.access === 'member' ? (operation.body as v.GenericSchema | undefined) : undefined;
+  const body = operation.body as v.GenericSchema | undefined;
   return {
     tags: [operation.tag],
     summary: operation.summary,

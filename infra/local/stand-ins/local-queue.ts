@@ -1,15 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { checkDelaySeconds, messageBody, type DeliveryMessage, type QueuePort } from '../../../shared/ports/queue.ts';
+import { checkDelaySeconds, messageBody, type DeliveryMessage } from '../../../shared/ports/queue.ts';
 
 export type QueueConsumer = (event: SQSEvent) => Promise<void | SQSBatchResponse>;
 
-export interface LocalQueueOptions {
+export interface LocalQueueOptions<M = DeliveryMessage> {
   consumer: QueueConsumer;
   batchSize?: number;
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
-  onDeadLetter?: (message: DeliveryMessage, record: SQSRecord) => void;
+  onDeadLetter?: (message: M, record: SQSRecord) => void;
+  /** What goes on the wire. @default the webhook message's two ids */
+  encode?: (message: M) => string;
+  /** The queue's name in the records' eventSourceARN. @default webhook-attempts */
+  name?: string;
   pollMs?: number;
   /** Batches handed over at once, as the event source mapping's concurrency. */
   maxConcurrency?: number;
@@ -29,21 +33,20 @@ interface Stored {
   lastRecord?: SQSRecord;
 }
 
-const EVENT_SOURCE_ARN = 'arn:aws:sqs:local:000000000000:webhook-attempts';
 
 /**
  * SQS and Lambda's event source mapping in one process: delays, batches, visibility timeout,
  * partial batch responses and a redrive to a dead-letter list. Nothing persists across restarts;
  * the webhooks sweeper recovers deliveries whose time has passed.
  */
-export class LocalQueue implements QueuePort {
-  private readonly options: Required<Omit<LocalQueueOptions, 'onDeadLetter'>> & Pick<LocalQueueOptions, 'onDeadLetter'>;
+export class LocalQueue<M = DeliveryMessage> {
+  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter'>;
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
   private readonly batches = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
 
-  constructor(options: LocalQueueOptions) {
+  constructor(options: LocalQueueOptions<M>) {
     this.options = {
       batchSize: 10,
       visibilityTimeoutSeconds: 60,
@@ -51,15 +54,17 @@ export class LocalQueue implements QueuePort {
       pollMs: 50,
       maxConcurrency: 5,
       onError: (error) => console.error('local queue consumer failed:', (error as Error)?.message ?? error),
+      encode: (message: M) => messageBody(message as DeliveryMessage),
+      name: 'webhook-attempts',
       ...options,
     };
   }
 
-  async send(message: DeliveryMessage, delaySeconds = 0): Promise<void> {
+  async send(message: M, delaySeconds = 0): Promise<void> {
     const delay = checkDelaySeconds(delaySeconds);
     const now = Date.now();
     const messageId = randomUUID();
-    this.messages.set(messageId, { messageId, body: messageBody(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 });
+    this.messages.set(messageId, { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 });
   }
 
   start(): void {
@@ -120,7 +125,7 @@ export class LocalQueue implements QueuePort {
     this.messages.delete(m.messageId);
     this.dead.push(m);
     try {
-      this.options.onDeadLetter?.(JSON.parse(m.body) as DeliveryMessage, m.lastRecord!);
+      this.options.onDeadLetter?.(JSON.parse(m.body) as M, m.lastRecord!);
     } catch (error) {
       this.options.onError(error);
     }
@@ -140,7 +145,7 @@ export class LocalQueue implements QueuePort {
       messageAttributes: {},
       md5OfBody: createHash('md5').update(m.body).digest('hex'),
       eventSource: 'aws:sqs',
-      eventSourceARN: EVENT_SOURCE_ARN,
+      eventSourceARN: `arn:aws:sqs:local:000000000000:${this.options.name}`,
       awsRegion: process.env.AWS_REGION ?? 'us-east-1',
     };
   }
