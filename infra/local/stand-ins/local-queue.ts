@@ -65,6 +65,9 @@ export class LocalQueue<M = DeliveryMessage> {
     const now = Date.now();
     const messageId = randomUUID();
     this.messages.set(messageId, { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 });
+    // As a long-polling consumer would, a running queue hands a message that is visible at once
+    // over without waiting for the next poll.
+    if (delay === 0 && this.timer) setImmediate(() => this.poll());
   }
 
   start(): void {
