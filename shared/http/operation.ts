@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { Permission } from '../auth/roles.ts';
+import type { TagName } from '../openapi/tags.ts';
 import type { Write } from '../table/transaction.ts';
 import type { Member } from '../tenancy/members.ts';
 
@@ -56,7 +57,8 @@ interface Common<P, Q, B> {
   /** The path exactly as the specification writes it, with {name} parameters. */
   path: string;
   summary: string;
-  tag: string;
+  /** The OpenAPI tag; shared/openapi/tags.ts describes each. */
+  tag: TagName;
   params?: P;
   query?: Q;
   body?: B;
