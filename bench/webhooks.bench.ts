@@ -81,8 +81,12 @@ const viaWorker = async (r: DeliveryRecord) => {
   if (batchItemFailures.length > 0) throw new Error('the worker failed an attempt');
 };
 
-/** The floor: the claim (with the delivery back), the same POST signed beforehand, the record. */
-const direct = async (r: DeliveryRecord) => {
+/**
+ * The floor: the claim (with the delivery back), the same POST signed beforehand, the record.
+ * `readDestination`: the floor of the worker before it kept a destination copy, which read the
+ * destination after its claim (three calls).
+ */
+const direct = async (r: DeliveryRecord, readDestination = false) => {
   const key = keys.delivery(tenant.id, r.id);
   const now = new Date();
   const { Attributes } = await table().send(
@@ -96,6 +100,7 @@ const direct = async (r: DeliveryRecord) => {
       ReturnValues: 'ALL_NEW',
     }),
   );
+  if (readDestination) await table().send(new GetCommand({ TableName: tableName(), Key: endpointKey, ConsistentRead: true }));
   const ts = Math.floor(Date.now() / 1000);
   await post(Attributes!.payload as string, signedHeaders.get(r.id)!(ts));
   await table().send(
@@ -118,12 +123,12 @@ const sign = (records: DeliveryRecord[]) => {
 
 /** Alternating blocks of `BLOCK` attempts each side, `width` at a time; each attempt timed on its own. */
 const measure = async (width: number) => {
-  const samples = { worker: [] as number[], direct: [] as number[] };
-  const seconds = { worker: 0, direct: 0 };
+  const samples = { worker: [] as number[], direct: [] as number[], direct3: [] as number[] };
+  const seconds = { worker: 0, direct: 0, direct3: 0 };
   let attempts = 0;
   const callsBefore = workerCalls;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const side of ['worker', 'direct'] as const) {
+    for (const side of ['worker', 'direct', 'direct3'] as const) {
       const records = await freshDeliveries(BLOCK);
       sign(records);
       let next = 0;
@@ -133,7 +138,7 @@ const measure = async (width: number) => {
           while (next < records.length) {
             const r = records[next++];
             const t0 = performance.now();
-            await (side === 'worker' ? viaWorker(r) : direct(r));
+            await (side === 'worker' ? viaWorker(r) : direct(r, side === 'direct3'));
             samples[side].push(performance.now() - t0);
           }
         }),
@@ -146,17 +151,19 @@ const measure = async (width: number) => {
 };
 
 console.log(`\nOne delivery attempt (success, loopback receiver): ${ROUNDS} rounds of ${BLOCK} attempts each side, alternating\n`);
-console.log('| at a time | worker p50 ms | direct p50 ms | ratio p50 | worker p99 ms | direct p99 ms | ratio p99 | worker/s | direct/s | ratio | worker table calls per attempt |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| at a time | worker p50 ms | direct p50 ms | ratio p50 | worker p99 ms | direct p99 ms | ratio p99 | worker/s | direct/s | ratio | worker table calls per attempt | 3-call direct p50 / p99 ms | worker / 3-call direct, p50 |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const width of [1, CONCURRENCY]) {
   const { samples, seconds, callsPerAttempt } = await measure(width);
   const [w50, d50, w99, d99] = [percentile(samples.worker, 50), percentile(samples.direct, 50), percentile(samples.worker, 99), percentile(samples.direct, 99)];
+  const [t50, t99] = [percentile(samples.direct3, 50), percentile(samples.direct3, 99)];
   const [wRate, dRate] = [samples.worker.length / seconds.worker, samples.direct.length / seconds.direct];
   console.log(
-    `| ${width} | ${fmt(w50)} | ${fmt(d50)} | ${(d50 / w50).toFixed(2)} | ${fmt(w99)} | ${fmt(d99)} | ${(d99 / w99).toFixed(2)} | ${wRate.toFixed(0)} | ${dRate.toFixed(0)} | ${(wRate / dRate).toFixed(2)} | ${callsPerAttempt.toFixed(2)} |`,
+    `| ${width} | ${fmt(w50)} | ${fmt(d50)} | ${(d50 / w50).toFixed(2)} | ${fmt(w99)} | ${fmt(d99)} | ${(d99 / w99).toFixed(2)} | ${wRate.toFixed(0)} | ${dRate.toFixed(0)} | ${(wRate / dRate).toFixed(2)} | ${callsPerAttempt.toFixed(2)} | ${fmt(t50)} / ${fmt(t99)} | ${(t50 / w50).toFixed(2)} |`,
   );
 }
-console.log('\nratio: direct / worker for times, worker / direct for rates (1.00 = the worker costs nothing over its table calls and POST)');
+console.log('\nratio: direct / worker for times, worker / direct for rates (1.00 = the worker costs nothing over its table calls and POST);');
+console.log('3-call direct: the same plus the destination GetItem the worker made before it kept a copy (its old floor)');
 console.log(`load average at the end of (1): ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 // (2) Latency from the outbox write to the first attempt at the receiver.
