@@ -125,6 +125,8 @@ const sign = (records: DeliveryRecord[]) => {
 const measure = async (width: number) => {
   const samples = { worker: [] as number[], direct: [] as number[], direct3: [] as number[] };
   const seconds = { worker: 0, direct: 0, direct3: 0 };
+  // CPU time of this process (not DynamoDB Local's): what the machine's load does not change much.
+  const cpu = { worker: 0, direct: 0, direct3: 0 };
   let attempts = 0;
   const callsBefore = workerCalls;
   for (let round = 0; round < ROUNDS; round++) {
@@ -133,6 +135,7 @@ const measure = async (width: number) => {
       sign(records);
       let next = 0;
       const start = performance.now();
+      const cpuBefore = process.cpuUsage();
       await Promise.all(
         Array.from({ length: width }, async () => {
           while (next < records.length) {
@@ -144,17 +147,21 @@ const measure = async (width: number) => {
         }),
       );
       seconds[side] += (performance.now() - start) / 1000;
+      const used = process.cpuUsage(cpuBefore);
+      cpu[side] += (used.user + used.system) / 1000;
       if (side === 'worker') attempts += records.length;
     }
   }
-  return { samples, seconds, callsPerAttempt: (workerCalls - callsBefore) / attempts };
+  return { samples, seconds, cpu, callsPerAttempt: (workerCalls - callsBefore) / attempts };
 };
 
 console.log(`\nOne delivery attempt (success, loopback receiver): ${ROUNDS} rounds of ${BLOCK} attempts each side, alternating\n`);
 console.log('| at a time | worker p50 ms | direct p50 ms | ratio p50 | worker p99 ms | direct p99 ms | ratio p99 | worker/s | direct/s | ratio | worker table calls per attempt | 3-call direct p50 / p99 ms | worker / 3-call direct, p50 |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+const cpuLines: string[] = [];
 for (const width of [1, CONCURRENCY]) {
-  const { samples, seconds, callsPerAttempt } = await measure(width);
+  const { samples, seconds, cpu, callsPerAttempt } = await measure(width);
+  cpuLines.push(`| ${width} | ${fmt(cpu.worker / samples.worker.length)} | ${fmt(cpu.direct / samples.direct.length)} | ${fmt(cpu.direct3 / samples.direct3.length)} |`);
   const [w50, d50, w99, d99] = [percentile(samples.worker, 50), percentile(samples.direct, 50), percentile(samples.worker, 99), percentile(samples.direct, 99)];
   const [t50, t99] = [percentile(samples.direct3, 50), percentile(samples.direct3, 99)];
   const [wRate, dRate] = [samples.worker.length / seconds.worker, samples.direct.length / seconds.direct];
@@ -164,6 +171,10 @@ for (const width of [1, CONCURRENCY]) {
 }
 console.log('\nratio: direct / worker for times, worker / direct for rates (1.00 = the worker costs nothing over its table calls and POST);');
 console.log('3-call direct: the same plus the destination GetItem the worker made before it kept a copy (its old floor)');
+console.log('\nCPU time of the bench process per attempt, ms (DynamoDB Local runs in its own process)\n');
+console.log('| at a time | worker | direct | 3-call direct |');
+console.log('|---|---|---|---|');
+for (const line of cpuLines) console.log(line);
 console.log(`load average at the end of (1): ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 // (2) Latency from the outbox write to the first attempt at the receiver.
