@@ -145,6 +145,42 @@ describe('the table calls of one delivery attempt', () => {
   });
 });
 
+describe('the record with the count, retried', () => {
+  it('a death whose record and count time out after reaching the table counts once', async () => {
+    const endpoint = await createEndpoint('failing-timeout');
+    const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-8', state: 'pending' }, new Date());
+    // Seven attempts made already: the next one is the eighth, and its failure kills the delivery.
+    const record = newDelivery(event, { record: toEndpointRecord(await readEndpoint(endpoint.id)), readAt: new Date() }, new Date());
+    const log = Array.from({ length: 7 }, (_, i) => ({ attemptNo: i + 1, trigger: 'auto', startedAt: new Date().toISOString(), durationMs: 3, outcome: 'http_status', statusCode: 500 }));
+    await runAs(OPERATOR, () => table().send(new PutCommand({ TableName: tableName(), Item: { ...putNewDelivery(record).item.Put!.Item!, attempts: 7, attemptLog: log } })));
+    const name = `timeout-${newId()}`;
+    let timedOut = false;
+    table().middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: Array<{ Update?: { Key?: { sk?: string } } }> }).TransactItems;
+        const result = await next(args);
+        if (!timedOut && items?.[0]?.Update?.Key?.sk === `DLV#${record.id}`) {
+          timedOut = true; // written, but the answer never came back
+          throw Object.assign(new Error('socket timed out'), { name: 'TimeoutError' });
+        }
+        return result;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+      const dead = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'dead');
+      expect(timedOut).toBe(true);
+      expect(dead.body.attempts).toBe(8);
+      expect(dead.body.attemptLog).toHaveLength(8);
+      expect(receiver.received.filter((r) => r.headers['webhook-id'] === record.eventId)).toHaveLength(1);
+      expect((await readEndpoint(endpoint.id)).consecutiveFailures).toBe(1);
+    } finally {
+      table().middlewareStack.remove(name);
+    }
+  });
+});
+
 describe('a destination copy older than 10 s is read again', () => {
   /** A delivery whose copy of the destination was made `ageSeconds` ago (as after a long retry wait). */
   const deliveryWithOldCopy = async (endpointId: string, ageSeconds: number) => {
