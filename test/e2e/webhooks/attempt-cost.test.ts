@@ -14,8 +14,12 @@ import { TestTenant, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 
-// Retries 1 s apart: each attempt comes well within the 10 s a destination copy is used for.
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1,1' } });
+// Retries 1 s apart, all eight within the age up to which a destination copy is used (10 s by
+// default; 60 s here, so that a slow machine cannot push the eighth attempt past it).
+const COPY_SECONDS = 60;
+const stack = useLocalStack({
+  env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1,1', WEBHOOK_DESTINATION_SNAPSHOT_SECONDS: String(COPY_SECONDS) },
+});
 const receiver = new Receiver();
 let tenant: TestTenant;
 let admin: TestMember;
@@ -181,7 +185,7 @@ describe('the record with the count, retried', () => {
   });
 });
 
-describe('a destination copy older than 10 s is read again', () => {
+describe('a destination copy older than WEBHOOK_DESTINATION_SNAPSHOT_SECONDS is read again', () => {
   /** A delivery whose copy of the destination was made `ageSeconds` ago (as after a long retry wait). */
   const deliveryWithOldCopy = async (endpointId: string, ageSeconds: number) => {
     const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-9', state: 'pending' }, new Date());
@@ -193,7 +197,7 @@ describe('a destination copy older than 10 s is read again', () => {
 
   it('a destination disabled since its copy was made gets no request; the attempt read it (three calls)', async () => {
     const endpoint = await createEndpoint('disabled-later');
-    const record = await deliveryWithOldCopy(endpoint.id, 11);
+    const record = await deliveryWithOldCopy(endpoint.id, COPY_SECONDS + 1);
     expect((await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } })).status).toBe(200);
     await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
     const dead = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'dead');
@@ -204,7 +208,7 @@ describe('a destination copy older than 10 s is read again', () => {
 
   it('a rotated secret signs the attempt of an older copy, and the record keeps the fresh copy', async () => {
     const created = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/rotated`, eventTypes: ['distribution.order.created'] } })).body;
-    const record = await deliveryWithOldCopy(created.endpoint.id, 11);
+    const record = await deliveryWithOldCopy(created.endpoint.id, COPY_SECONDS + 1);
     const rotated = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${created.endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 0 } })).body;
     await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
     await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
