@@ -17,8 +17,10 @@ export interface JobFunction {
 export const webhookWorker: JobFunction = {
   name: 'webhook-worker',
   entry: 'functions/webhooks/worker/handler.ts',
-  // Claims and records attempts on the delivery and its destination; gsi1 for the destination's
-  // latest deliveries; auto-disable gives back the destination's URL guard and writes its audit entry.
+  // Claims and records attempts on the delivery (with the destination's failure count in the same
+  // transaction when it moves); reads the destination when the delivery's copy of it is old, and a
+  // delivery it could not claim; gsi1 for the destination's pending deliveries; auto-disable gives
+  // back the destination's URL guard and writes its audit entry.
   table: { items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], queries: ['gsi1'] },
 };
 
