@@ -20,24 +20,24 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
   const numberFilter = (name: string) => intParam(url, name);
   switch (path) {
     case '/v1/offices.json':
-      return page(url, base, byState(url, byId(catalogue.offices)).map((o) => ({ href: `${base}/v1/offices/${o.id}.json`, ...o })));
+      return page(url, base, byState(url, byId(catalogue.offices)), (o) => ({ href: `${base}/v1/offices/${o.id}.json`, ...o }));
     case '/v1/taxes.json':
-      return page(url, base, byState(url, byId(catalogue.taxes)).map((t) => ({ href: `${base}/v1/taxes/${t.id}.json`, ...t })));
+      return page(url, base, byState(url, byId(catalogue.taxes)), (t) => ({ href: `${base}/v1/taxes/${t.id}.json`, ...t }));
     case '/v1/document_types.json': {
       const codeSii = url.searchParams.get('codesii');
       const types = byState(url, byId(catalogue.documentTypes)).filter((t) => codeSii === null || t.codeSii === codeSii);
-      return page(url, base, types.map((t) => ({ href: `${base}/v1/document_types/${t.id}.json`, initialNumber: 1, ...t })));
+      return page(url, base, types, (t) => ({ href: `${base}/v1/document_types/${t.id}.json`, initialNumber: 1, ...t }));
     }
     case '/v1/variants.json': {
       const code = url.searchParams.get('code');
       const productId = numberFilter('productid');
       const variants = byState(url, byId(catalogue.variants))
         .filter((v) => (code === null || v.code === code) && (productId === undefined || Number(v.product.id) === productId));
-      return page(url, base, variants.map((v) => ({
+      return page(url, base, variants, (v) => ({
         href: `${base}/v1/variants/${v.id}.json`,
         ...served(v, ['version', 'product']),
         product: relation(base, 'products', v.product.id),
-      })));
+      }));
     }
     case '/v1/stocks.json': {
       // The provider's stock items carry no id or href of their own (docs: Stocks).
@@ -49,20 +49,20 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
         (variantId === undefined || Number(s.variant.id) === variantId) &&
         (officeId === undefined || Number(s.office.id) === officeId) &&
         (code === null || skuOf(s.variant.id) === code));
-      return page(url, base, stocks.map((s) => ({
+      return page(url, base, stocks, (s) => ({
         ...served(s, ['id', 'version', 'variant', 'office']),
         variant: relation(base, 'variants', s.variant.id),
         office: relation(base, 'offices', s.office.id),
-      })));
+      }));
     }
     case '/v1/clients.json': {
       const code = url.searchParams.get('code');
       const clients = byState(url, byId(catalogue.clients)).filter((c) => code === null || c.code === code);
-      return page(url, base, clients.map((c) => ({
+      return page(url, base, clients, (c) => ({
         href: `${base}/v1/clients/${c.id}.json`,
         ...served(c, ['contacts']),
         contacts: { href: `${base}/v1/clients/${c.id}/contacts.json` },
-      })));
+      }));
     }
     case '/v1/documents.json':
       return page(url, base, documentList(account, url));
@@ -75,7 +75,7 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
   match = /^\/v1\/clients\/(\d+)\/contacts\.json$/.exec(path);
   if (match) {
     const client = catalogue.clients.find((c) => c.id === Number(match![1])) ?? fail(404, 'client not found');
-    return page(url, base, byId(client.contacts ?? []).map((c) => ({ href: `${base}/v1/clients/${client.id}/contacts/${c.id}.json`, ...c })));
+    return page(url, base, byId(client.contacts ?? []), (c) => ({ href: `${base}/v1/clients/${client.id}/contacts/${c.id}.json`, ...c }));
   }
   match = /^\/v1\/documents\/(\d+)\.json$/.exec(path);
   if (match) return account.document(Number(match[1])) ?? fail(404, 'document not found');
