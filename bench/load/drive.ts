@@ -13,12 +13,13 @@ export interface Measured {
   requests: number;
 }
 
-/** The mix through the gateway with autocannon, `connections` clients for `seconds`. */
-export const driveMix = async (options: { baseUrl: string; tenants: LoadTenant[]; tally: Tally; connections: number; seconds: number }): Promise<Measured> => {
+/** The mix through the gateway with autocannon, `connections` clients for `seconds` (or `amount` requests in all). */
+export const driveMix = async (options: { baseUrl: string; tenants: LoadTenant[]; tally: Tally; connections: number; seconds?: number; amount?: number }): Promise<Measured> => {
   const result = await autocannon({
     url: options.baseUrl,
     connections: options.connections,
-    duration: options.seconds,
+    // A number of requests instead of a duration: the smoke test runs whole cycles whatever the machine's speed.
+    ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
     timeout: 20,
     requests: mixRequests(options.tenants, options.tally),
   });

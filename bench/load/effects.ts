@@ -1,3 +1,4 @@
+import { OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
 import { tenantPk } from '../../shared/table/keys.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
@@ -6,8 +7,9 @@ import type { Tally } from './mix.ts';
 import type { LoadReceiver } from './receiver.ts';
 import type { LoadTenant } from './seed.ts';
 
-/** The orders the table holds for these tenants, read page by page. */
-const ordersInTable = async (tenants: LoadTenant[]): Promise<Set<string>> => {
+/** The orders the table holds for these tenants, read page by page (as an operator would look). */
+const ordersInTable = (tenants: LoadTenant[]) => runAs(OPERATOR, () => readOrders(tenants));
+const readOrders = async (tenants: LoadTenant[]): Promise<Set<string>> => {
   const ids = new Set<string>();
   for (const t of tenants) {
     const items = queryAll({

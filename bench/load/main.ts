@@ -23,6 +23,8 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const TENANTS = env('LOAD_TENANTS', 8);
 const STEP_SECONDS = env('LOAD_STEP_SECONDS', 15);
 const MAX_CONNECTIONS = env('LOAD_MAX_CONNECTIONS', 256);
+// LOAD_LADDER=16,64 measures only those steps (to look at one concurrency closely).
+const ladder = process.env.LOAD_LADDER?.split(',').map(Number) ?? Array.from({ length: Math.floor(Math.log2(MAX_CONNECTIONS)) + 1 }, (_, i) => 2 ** i);
 const SOAK_SECONDS = env('LOAD_SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = env('LOAD_SAMPLE_SECONDS', 15);
 
@@ -49,7 +51,7 @@ try {
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const steps: StepResult[] = [];
   const errorSamples = [...tally.samples];
-  for (let connections = 1; connections <= MAX_CONNECTIONS; connections *= 2) {
+  for (const connections of ladder) {
     tally.reset();
     const mix = await driveMix({ baseUrl: stack.baseUrl, tenants, tally, connections, seconds: STEP_SECONDS });
     const loadAvg = loadAverage();
