@@ -28,7 +28,12 @@ export const soak = async (options: {
 }) => {
   const samples: SoakSample[] = [];
   const start = Date.now();
-  const sample = async () => samples.push({ at: (Date.now() - start) / 1000, loadAverage: loadAverage(), ...(await options.memory()) });
+  const sample = async () => {
+    const s: SoakSample = { at: (Date.now() - start) / 1000, loadAverage: loadAverage(), ...(await options.memory()) };
+    samples.push(s);
+    // Live, so a long soak shows where it goes before it ends.
+    console.log(`soak ${s.at.toFixed(0)} s: gateway RSS ${mb(s.rss)} MiB, heap after GC ${mb(s.heapUsed)} MiB, DynamoDB Local RSS ${mb(s.dynamoRss)} MiB, load avg ${s.loadAverage.toFixed(2)}`);
+  };
   await sample();
   const timer = setInterval(() => void sample(), options.every * 1000);
   const measured = await driveMix({ ...options }).finally(() => clearInterval(timer));
