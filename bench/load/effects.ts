@@ -7,26 +7,29 @@ import type { Tally } from './mix.ts';
 import type { LoadReceiver } from './receiver.ts';
 import type { LoadTenant } from './seed.ts';
 
-/** The orders the table holds for these tenants, read page by page (as an operator would look). */
+/** The orders the table holds for these tenants with their references, read page by page (as an operator would look). */
 const ordersInTable = (tenants: LoadTenant[]) => runAs(OPERATOR, () => readOrders(tenants));
-const readOrders = async (tenants: LoadTenant[]): Promise<Set<string>> => {
-  const ids = new Set<string>();
+const readOrders = async (tenants: LoadTenant[]): Promise<Map<string, string>> => {
+  const references = new Map<string, string>();
   for (const t of tenants) {
     const items = queryAll({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': tenantPk(t.id), ':prefix': opsKeys.orderPrefix },
-      ProjectionExpression: 'sk',
+      ProjectionExpression: 'sk, #r',
+      ExpressionAttributeNames: { '#r': 'reference' },
     });
-    for await (const item of items) ids.add((item.sk as string).slice(opsKeys.orderPrefix.length));
+    for await (const item of items) references.set((item.sk as string).slice(opsKeys.orderPrefix.length), item.reference as string);
   }
-  return ids;
+  return references;
 };
 
 /**
  * What the load must not lose or duplicate: every event of a committed create or delivery
- * arrives, verified, at the receiver; a create retried with its key made no second order (the
- * table holds exactly the seeded orders and those the creates answered).
+ * arrives, verified, at the receiver; every answered order is in the table; and no create made
+ * two orders (each create sends its own reference, and its retry the same body, so a reference
+ * held by two orders is a duplicate). An order no answer named is a create whose answer never
+ * came (in flight when a step ended, or timed out): counted, not a failure.
  */
 export const checkEffects = async (options: { tenants: LoadTenant[]; tally: Tally; receiver: LoadReceiver; timeoutMs?: number }) => {
   const { tenants, tally, receiver } = options;
@@ -40,14 +43,17 @@ export const checkEffects = async (options: { tenants: LoadTenant[]; tally: Tall
   const redelivered = [...receiver.arrivals.values()].filter((n) => n > 1).length;
   const seeded = new Set(tenants.map((t) => t.orderId));
   const stored = await ordersInTable(tenants);
-  const unanswered = [...stored].filter((id) => !tally.orders.has(id) && !seeded.has(id));
+  const unanswered = [...stored.keys()].filter((id) => !tally.orders.has(id) && !seeded.has(id));
   const lost = [...tally.orders].filter((id) => !stored.has(id));
+  const perReference = new Map<string, number>();
+  for (const reference of stored.values()) perReference.set(reference, (perReference.get(reference) ?? 0) + 1);
+  const duplicated = [...perReference].filter(([, n]) => n > 1).map(([reference]) => reference);
 
   console.log(`\nEffects`);
   console.log(`  creates answered ${tally.orders.size}, replays with the same key answered the same order ${tally.replays} times`);
-  console.log(`  orders in the table: ${stored.size} (${seeded.size} seeded; ${unanswered.length} not in any answer, e.g. a create whose answer timed out; ${lost.length} answered but missing)`);
+  console.log(`  orders in the table: ${stored.size} (${seeded.size} seeded; ${unanswered.length} whose answer never came: in flight when a run ended, or timed out; ${lost.length} answered but missing; ${duplicated.length} references with two orders)`);
   console.log(`  webhook events expected ${tally.expectedEvents.size}, arrived verified ${tally.expectedEvents.size - missing.length} (${((Date.now() - started) / 1000).toFixed(0)} s after the load), missing ${missing.length}`);
   console.log(`  redelivered (at least once, counted once): ${redelivered}; refused by the receiver (bad signature): ${receiver.refused}`);
   if (missing.length > 0) console.log(`  missing, first 10: ${missing.slice(0, 10).join(', ')}`);
-  return { ok: missing.length === 0 && receiver.refused === 0 && lost.length === 0 && unanswered.length === 0, missing, unanswered, lost };
+  return { ok: missing.length === 0 && receiver.refused === 0 && lost.length === 0 && duplicated.length === 0, missing, unanswered, lost, duplicated };
 };

@@ -14,6 +14,8 @@ import type { LoadTenant } from './seed.ts';
  */
 const get = (Key: Record<string, string>) => table().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
 const query = (pk: string) => table().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }));
+const memberById = (id: string) =>
+  table().send(new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.memberById(id).gsi1pk } }));
 const batchGet = (Keys: Record<string, string>[]) => table().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys, ConsistentRead: true } } }));
 const filler = 'x'.repeat(400);
 const transact = (t: LoadTenant, items: number) =>
@@ -51,7 +53,7 @@ export const floorSteps = (t: LoadTenant): (() => Promise<unknown>)[] => {
       await idem(t, 'assignRoute');
       await get(opsKeys.plan(t.id, randomUUID()));
       await get(opsKeys.planRouteClaim(t.id, randomUUID(), 'V1'));
-      await get(keys.member(t.id, subjects.driver));
+      await memberById(t.driverId);
       await batchGet([opsKeys.order(t.id, t.orderId)]);
       await get(keys.plate(t.id, t.plate));
       return transact(t, 7);
