@@ -23,8 +23,9 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const TENANTS = env('LOAD_TENANTS', 8);
 const STEP_SECONDS = env('LOAD_STEP_SECONDS', 15);
 const MAX_CONNECTIONS = env('LOAD_MAX_CONNECTIONS', 256);
-// LOAD_LADDER=16,64 measures only those steps (to look at one concurrency closely).
-const ladder = process.env.LOAD_LADDER?.split(',').map(Number) ?? Array.from({ length: Math.floor(Math.log2(MAX_CONNECTIONS)) + 1 }, (_, i) => 2 ** i);
+// LOAD_LADDER=16,64 measures exactly those steps, past a break too (to look at one concurrency closely).
+const chosen = process.env.LOAD_LADDER?.split(',').map(Number);
+const ladder = chosen ?? Array.from({ length: Math.floor(Math.log2(MAX_CONNECTIONS)) + 1 }, (_, i) => 2 ** i);
 const SOAK_SECONDS = env('LOAD_SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = env('LOAD_SAMPLE_SECONDS', 15);
 
@@ -60,7 +61,7 @@ try {
     steps.push(step);
     errorSamples.push(...tally.samples.splice(0));
     console.log(`| ${connections} | ${mix.rps.toFixed(0)} | ${mix.p50} | ${mix.p99} | ${step.errors} | ${step.limited} | ${floor.rps.toFixed(0)} | ${fmt(floor.p50)} | ${fmt(floor.p99)} | ${(mix.rps / floor.rps).toFixed(2)} | ${loadAvg.toFixed(2)} |`);
-    if (breakOf(step, steps.at(-2))) break;
+    if (!chosen && breakOf(step, steps.at(-2))) break;
   }
 
   const { knee, broke } = kneeOf(steps);
