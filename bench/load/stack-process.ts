@@ -21,14 +21,18 @@ const stack = await startLocalStack({
 const [dynamoPid] = childrenNamed(process.pid, 'java');
 
 type Message = { type: 'memory' } | { type: 'stop' };
+let stopping: Promise<void> | undefined;
+const stop = async () => {
+  await (stopping ??= stack.stop());
+  process.exit(0);
+};
+// The load run ended without saying so (Ctrl-C, a crash): stop DynamoDB Local with us.
+process.on('disconnect', () => void stop());
 process.on('message', async (message: Message) => {
   if (message.type === 'memory') {
     (globalThis as { gc?: () => void }).gc?.();
     process.send!({ type: 'memory', rss: residentBytes(process.pid), heapUsed: process.memoryUsage().heapUsed, dynamoRss: dynamoPid ? residentBytes(dynamoPid) : undefined });
   }
-  if (message.type === 'stop') {
-    await stack.stop();
-    process.exit(0);
-  }
+  if (message.type === 'stop') await stop();
 });
 process.send!({ type: 'ready', baseUrl: stack.baseUrl, tableName: stack.tableName, dynamoEndpoint: stack.dynamoEndpoint, dynamoPid });
