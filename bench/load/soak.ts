@@ -48,7 +48,7 @@ export const soak = async (options: {
     'gateway heap after GC': samples.map((s) => ({ at: s.at, value: s.heapUsed })),
     'DynamoDB Local RSS': samples.map((s) => ({ at: s.at, value: s.dynamoRss ?? 0 })),
   };
-  console.log('\n| process | slope MiB/min (after warm-up) | growth over the window | flat (< 5 %) |');
+  console.log('\n| process | slope MiB/min (after warm-up) | last third over middle third | flat (< 2 %) |');
   console.log('|---|---|---|---|');
   const trends = Object.entries(series).map(([name, points]) => {
     const trend = trendOf(points);

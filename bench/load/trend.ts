@@ -9,19 +9,22 @@ export const slope = (points: { at: number; value: number }[]): number => {
   return sxx === 0 ? 0 : sxy / sxx;
 };
 
-/** Growth allowed over the measured window, as a share of the mean, before a series counts as growing. */
-export const FLAT_LIMIT = 0.05;
+/** How much the last third of a series may sit above its middle third and still count as flat. */
+export const FLAT_LIMIT = 0.02;
+
+const mean = (points: { value: number }[]) => points.reduce((s, p) => s + p.value, 0) / Math.max(1, points.length);
 
 /**
- * Flat: after the warm-up (the first fifth of the samples, while caches and JIT fill), the fitted
- * line grows by less than 5 % of the series' mean over the rest of the window. A leak grows
- * steadily and fails this; GC saw-teeth and a one-off step up at the start do not.
+ * Flat: the mean of the last third of the samples is less than 2 % above the mean of the middle
+ * third (the first third is warm-up, while caches and JIT fill). A leak grows steadily, so its
+ * last third sits above its middle third; GC saw-teeth, and a one-off step up (the allocator
+ * keeping a larger arena) followed by a plateau, do not. The least-squares slope is reported
+ * beside it.
  */
 export const trendOf = (points: { at: number; value: number }[]) => {
-  const steady = points.slice(Math.floor(points.length / 5));
-  const perSecond = slope(steady);
-  const mean = steady.reduce((s, p) => s + p.value, 0) / Math.max(1, steady.length);
-  const window = steady.length > 1 ? steady.at(-1)!.at - steady[0].at : 0;
-  const growth = mean === 0 ? 0 : (perSecond * window) / mean;
-  return { perMinute: perSecond * 60, growth, flat: growth < FLAT_LIMIT };
+  const third = Math.floor(points.length / 3);
+  const middle = mean(points.slice(third, 2 * third));
+  const last = mean(points.slice(2 * third));
+  const growth = middle === 0 ? 0 : (last - middle) / middle;
+  return { perMinute: slope(points.slice(third)) * 60, growth, flat: growth < FLAT_LIMIT };
 };

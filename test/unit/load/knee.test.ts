@@ -36,4 +36,8 @@ describe('a memory series over the soak', () => {
   it('is flat through GC saw-teeth and a step up during the warm-up', () => {
     expect(trendOf(series((i) => (i < 5 ? 60 : 100) + (i % 4) * 3)).flat).toBe(true);
   });
+
+  it('is flat after a one-off step up followed by a plateau', () => {
+    expect(trendOf(series((i) => (i < 14 ? 285 : 309))).flat).toBe(true);
+  });
 });
