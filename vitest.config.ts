@@ -10,6 +10,8 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default'],
     // Handlers log JSON lines at INFO in the cloud; in tests only warnings, unless a test asks.
-    env: { LOG_LEVEL: 'WARN' },
+    // DynamoDB Local shares 2 cores with a parallel run: a table call may take seconds (the
+    // cloud's limit is 3 s, shared/config.ts); test/e2e/table-hung.test.ts sets its own.
+    env: { LOG_LEVEL: 'WARN', TABLE_REQUEST_TIMEOUT_MS: '30000' },
   },
 });

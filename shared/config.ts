@@ -33,6 +33,14 @@ export const config = {
   get oidcMfaEnforced(): boolean {
     return env.OIDC_MFA_ENFORCED === '1';
   },
+  /**
+   * How long one table call may take before it fails (and the SDK tries again): 3 s in the cloud,
+   * where DynamoDB answers in milliseconds. The tests raise it: DynamoDB Local on a shared machine
+   * under a full parallel run can take seconds.
+   */
+  get tableRequestTimeoutMs(): number {
+    return int('TABLE_REQUEST_TIMEOUT_MS', 3_000);
+  },
   get tenantRatePerMinute(): number {
     return int('TENANT_RATE_LIMIT_PER_MINUTE', 1200);
   },

@@ -18,7 +18,7 @@ export interface Ports {
 // the attempt is retried by SQS, instead of the Lambda running into its own timeout.
 const clientOptions = () => ({
   maxAttempts: 3,
-  requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }),
+  requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true }),
 });
 
 let sqs: SQSClient | undefined;

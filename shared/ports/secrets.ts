@@ -32,7 +32,7 @@ export class SecretsManagerSecrets implements SecretsPort {
   constructor(options: { client?: SecretsManagerClient; maxAgeMs?: number } = {}) {
     this.client =
       options.client ??
-      new SecretsManagerClient({ maxAttempts: 3, requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }) });
+      new SecretsManagerClient({ maxAttempts: 3, requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true }) });
     this.maxAgeMs = options.maxAgeMs ?? 5 * 60_000;
   }
 

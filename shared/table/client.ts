@@ -12,8 +12,10 @@ const makeClient = (): DynamoDBDocumentClient => {
     // DynamoDB Local accepts any credentials; giving fixed ones keeps the SDK from searching for them.
     ...(endpoint ? { region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
-    // Short timeouts turn an unreachable table into a quick 503 instead of a Lambda timeout.
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }),
+    // Short timeouts turn an unreachable or hung table into a quick 503 instead of a Lambda
+    // timeout. Since @smithy/node-http-handler 4.x a requestTimeout only logs a warning unless
+    // throwOnRequestTimeout is set (found by the load run: the call waited on).
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: config.tableRequestTimeoutMs, throwOnRequestTimeout: true }),
   });
   // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
   if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);

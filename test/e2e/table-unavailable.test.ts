@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.ts';
 import { resetTableClient } from '../../shared/table/client.ts';
@@ -66,5 +68,29 @@ describe('503: the table cannot answer', () => {
     expect(retried.status, retried.text).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).body.items).toHaveLength(1);
+  });
+
+  it('answers 503 when the table takes a request and never answers, instead of waiting on it', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    // Accepts every connection and request, answers none: a hung table (found under load).
+    const hung = createServer(() => undefined);
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const timeout = process.env.TABLE_REQUEST_TIMEOUT_MS;
+    process.env.TABLE_REQUEST_TIMEOUT_MS = '300';
+    try {
+      await withTableAt(`http://127.0.0.1:${(hung.address() as AddressInfo).port}`, async () => {
+        const answer = await tenant.call(admin, 'GET', '/v1/fleet/vehicles');
+        expect(answer.status, answer.text).toBe(503);
+        expect(answer.body.code).toBe('dependency_unavailable');
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+      });
+    } finally {
+      process.env.TABLE_REQUEST_TIMEOUT_MS = timeout;
+      resetTableClient();
+      hung.closeAllConnections();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
+    }
+    expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).status).toBe(200);
   });
 });
