@@ -31,6 +31,8 @@ export const recordAskedOperation = defineOperation({
   tag,
   permission: 'assistant.ask',
   body: AskedBody,
+  // Concurrent askers add to the same day's counter; a cancelled transaction adds again.
+  retryOnConflict: true,
   responses: { 204: { description: 'Recorded' } },
   handle: async ({ body, caller }) => ({
     status: 204,

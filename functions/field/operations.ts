@@ -62,6 +62,8 @@ export const recordPositionOperation = defineOperation({
   permission: 'field.act',
   params: IdParams,
   body: PositionBody,
+  // Positions of one route race on its last-position item; the loser is simply older or newer.
+  retryOnConflict: true,
   responses: { 202: { description: 'The position was taken (or ignored as older than the last one)', schema: PositionAccepted } },
   handle: async ({ params, body, caller }) => {
     const { accepted, writes } = await recordPosition(caller, params.id, body);

@@ -5,7 +5,7 @@ import { outboxEvent } from '../../shared/events/outbox.ts';
 import type { Caller } from '../../shared/http/operation.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import type { Write } from '../../shared/table/transaction.ts';
+import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { orderStateWrite } from '../orders/orders.ts';
 import { findOrders } from '../orders/records.ts';
 import { assertMayAct, assertMayRead } from './access.ts';
@@ -122,7 +122,8 @@ export const recordPosition = async (caller: Caller, routeId: string, body: Posi
             ExpressionAttributeValues: { ':at': recordedAt },
           },
         },
-        onConditionFailed: () => new StateConflictError('A newer position arrived meanwhile.', 'concurrent_update'),
+        // A newer position was kept meanwhile: run again, and this one is ignored as older.
+        onConditionFailed: () => new ReadOutdatedError(),
       },
     ],
   };

@@ -4,7 +4,7 @@ import { requestAuditWrites } from '../audit/request-entry.ts';
 import { IdempotencyInProgressError } from '../errors.ts';
 import { findReplay, IdempotentReplay, idempotencyWrite } from '../idempotency.ts';
 import { logger } from '../logger.ts';
-import { commit, TransactionConflictError } from '../table/transaction.ts';
+import { commit, ReadOutdatedError, TransactionConflictError } from '../table/transaction.ts';
 import { bodyLimits } from './middlewares/body-limits.ts';
 import { idempotencyKey } from './middlewares/idempotency-key.ts';
 import { jsonBody } from './middlewares/json-body.ts';
@@ -45,7 +45,23 @@ const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
  * The end of the chain: run the operation, then commit its writes, its idempotency record and
  * its audit entry in one transaction. A lost race on the idempotency record becomes a replay or a 409.
  */
+/** Runs of one request when its commit lost a race the operation decides afresh. */
+const MAX_RUNS = 5;
+
 const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
+  for (let run = 1; ; run++) {
+    try {
+      return await runOnce(event, context);
+    } catch (error) {
+      const retryConflict = error instanceof TransactionConflictError && context.operation.access === 'member' && context.operation.retryOnConflict;
+      if (run >= MAX_RUNS || !(error instanceof ReadOutdatedError || retryConflict)) throw error;
+      // Nothing committed; a short random pause keeps the racing requests from meeting again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * run));
+    }
+  }
+};
+
+const runOnce = async (event: ApiEvent, context: ApiContext): Promise<ApiResult> => {
   const outcome = await invoke(event, context);
   const result = toResult(outcome, context.requestId);
   const claim = context.idempotency;

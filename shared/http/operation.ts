@@ -74,6 +74,12 @@ export interface AuthenticatedOperation<P = unknown, Q = unknown, B = unknown> e
   responseHasSecret?: boolean;
   /** Requires two-step verification in the token (amr) unless the issuer enforces it for all. */
   requiresMfa?: boolean;
+  /**
+   * Concurrent requests meet on a shared item (a counter, a route's last position) and DynamoDB
+   * cancels all but one transaction: the chain runs the operation again instead of answering 409.
+   * Only for operations whose outcome does not depend on a version the client sent.
+   */
+  retryOnConflict?: boolean;
   handle(input: { params: Out<P>; query: Out<Q>; body: Out<B>; caller: Caller }): Promise<Outcome>;
 }
 

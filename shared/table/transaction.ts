@@ -15,6 +15,17 @@ export interface Write {
   onConditionFailed?: (current: Record<string, unknown> | undefined) => Error | Promise<Error>;
 }
 
+/**
+ * An item changed between the operation's read and its commit in a way the operation decides
+ * afresh (a newer position kept meanwhile): the request chain runs the operation again, which
+ * reads the new state, instead of answering 409 for a race the client cannot act on.
+ */
+export class ReadOutdatedError extends StateConflictError {
+  constructor() {
+    super('The resource changed while the request ran; retry.', 'concurrent_update');
+  }
+}
+
 /** Thrown when another transaction touched the same items at the same moment. */
 export class TransactionConflictError extends StateConflictError {
   constructor(readonly conflictedIndexes: number[]) {

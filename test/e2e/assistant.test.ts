@@ -1,4 +1,7 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { table, tableName } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
 import { TestTenant, type TestMember } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 
@@ -76,6 +79,16 @@ describe('POST /v1/assistant/asked and GET /v1/assistant/popular', () => {
     expect(popular).toHaveLength(6);
     expect(popular.slice(3).every((i: { source: string }) => i.source === 'default')).toBe(true);
     expect(new Set(popular.map((i: { question: string }) => i.question)).size).toBe(6);
+  });
+
+  it('counts every one of 20 concurrent askers of one question, none refused (found by the load run)', async () => {
+    const tenant = await TestTenant.create(stack());
+    const viewer = await tenant.member('viewer');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => tenant.call(viewer, 'POST', '/v1/assistant/asked', { body: { question: 'idle' } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(204));
+    const day = new Date().toISOString().slice(0, 10);
+    const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.askedCounter(tenant.id, day, 'idle'), ConsistentRead: true }));
+    expect(Item?.asked).toBe(20);
   });
 
   it('keeps each tenant’s counts to itself and refuses an unknown kind', async () => {

@@ -3,9 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.ts';
-import { resetTableClient } from '../../shared/table/client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { resetTableClient, table, tableName } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
 import { TestTenant } from '../support/api.ts';
-import { DynamoDbFaultProxy, throttledTransaction } from '../support/dynamodb-fault-proxy.ts';
+import { conflictedTransaction, DynamoDbFaultProxy, throttledTransaction } from '../support/dynamodb-fault-proxy.ts';
 import { useLocalStack } from '../support/stack.ts';
 
 const stack = useLocalStack();
@@ -36,6 +38,31 @@ describe('503: the table cannot answer', () => {
       expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
     });
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).status).toBe(200);
+  });
+
+  it('runs an operation that races on a shared item again when DynamoDB cancels its transaction for a conflict; others answer 409', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const proxy = new DynamoDbFaultProxy(stack().dynamoEndpoint);
+    try {
+      await withTableAt(await proxy.start(), async () => {
+        // The day's counter and the audit entry: the counter's item conflicts once, the second run commits.
+        proxy.faults.set('TransactWriteItems', conflictedTransaction(2, 0));
+        const asked = await tenant.call(admin, 'POST', '/v1/assistant/asked', { body: { question: 'idle' } });
+        expect(asked.status, asked.text).toBe(204);
+        expect(proxy.faults.has('TransactWriteItems')).toBe(false);
+        // A create decided by what the client sent is not run again: the conflict is the client's to retry.
+        proxy.faults.set('TransactWriteItems', conflictedTransaction(4, 1));
+        const vehicle = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: { plate: randomUUID().slice(0, 6), label: 'Furgón Norte' } });
+        expect(vehicle.status, vehicle.text).toBe(409);
+        expect(vehicle.body.code).toBe('concurrent_update');
+      });
+    } finally {
+      await proxy.stop();
+    }
+    const day = new Date().toISOString().slice(0, 10);
+    const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.askedCounter(tenant.id, day, 'idle'), ConsistentRead: true }));
+    expect(Item?.asked).toBe(1);
   });
 
   it('answers 503 with Retry-After when DynamoDB cancels the transaction for throttling, and commits nothing', async () => {

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface FaultAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** Answer this many requests, then let the operation through again; every one when absent. */
+  times?: number;
 }
 
 const readAll = async (req: IncomingMessage): Promise<Buffer> => {
@@ -31,6 +33,7 @@ export class DynamoDbFaultProxy {
       const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
       const fault = this.faults.get(operation);
       if (fault) {
+        if (fault.times !== undefined && --fault.times <= 0) this.faults.delete(operation);
         res.writeHead(fault.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' }).end(JSON.stringify(fault.body));
         return;
       }
@@ -58,5 +61,16 @@ export const throttledTransaction = (items: number, reason: 'ThrottlingError' | 
     __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
     Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${[reason, ...Array(items - 1).fill('None')].join(', ')}]`,
     CancellationReasons: [{ Code: reason, Message: 'Throughput exceeds the current capacity of your table or index.' }, ...Array.from({ length: items - 1 }, () => ({ Code: 'None' }))],
+  },
+});
+
+/** A transaction DynamoDB cancelled because another one touched item `index` at the same moment. */
+export const conflictedTransaction = (items: number, index: number, times = 1): FaultAnswer => ({
+  status: 400,
+  times,
+  body: {
+    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+    Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons',
+    CancellationReasons: Array.from({ length: items }, (_, i) => (i === index ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' })),
   },
 });

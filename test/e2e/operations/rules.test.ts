@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { table, tableName } from '../../../shared/table/client.ts';
+import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { TestTenant } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { created, eventCollector, orderBody, plate, routeWithOrders, waitFor } from './support.ts';
@@ -20,6 +23,23 @@ describe('versions, idempotency and transitions', () => {
     await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`);
     const position = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/positions`, { body: { latitude: -1e-300, longitude: 1e-131, recordedAt: new Date().toISOString() } });
     expect(position.status, position.text).toBeLessThan(300);
+  });
+
+  it('takes 12 concurrent positions of one route, each 202, and keeps the newest (the load run saw 409s)', async () => {
+    const tenant = await TestTenant.create(stack());
+    const operator = await tenant.member('operator');
+    const driver = await tenant.member('driver');
+    const { route } = await routeWithOrders(tenant, operator, driver, one);
+    await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`);
+    const base = Date.now() - 60_000;
+    const times = Array.from({ length: 12 }, (_, i) => new Date(base + i * 1000).toISOString());
+    const answers = await Promise.all(
+      times.map((recordedAt, i) => tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/positions`, { body: { latitude: -33.4 - i / 1000, longitude: -70.6, recordedAt } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(202));
+    expect(answers.some((a) => a.body.accepted)).toBe(true);
+    const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.position(tenant.id, route.id), ConsistentRead: true }));
+    expect(Item).toMatchObject({ recordedAt: times[11], latitude: -33.411 });
   });
 
   it('refuses stale versions with 409 and the current version', async () => {
