@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Uuid } from '../../shared/http/schemas.ts';
+import { Uuid, UtcDateTime } from '../../shared/http/schemas.ts';
 
 /**
  * The canonical records of the specification ("Canonical records"): exact limits, so that a
@@ -27,7 +27,7 @@ export const RecordEnvelope = v.object({
   observationVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
   mappingVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
   origin: v.picklist(['sandbox-v1', 'provider-chile-v1']),
-  importedAt: v.pipe(v.string(), v.isoTimestamp(), v.endsWith('Z')),
+  importedAt: UtcDateTime,
 });
 
 /** provider_monotonic carries a version; local_observation carries null. */

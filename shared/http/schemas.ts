@@ -21,6 +21,8 @@ const existingDay = v.check<string, string>(isCalendarDay, 'must be a date that 
 
 /** Every date-time an operation takes or gives: ISO 8601 with an offset, on a real calendar day. */
 export const DateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'), existingDay);
+/** A date-time the service stamps itself, always in UTC. */
+export const UtcDateTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time'), existingDay, v.endsWith('Z', 'must be in UTC (Z)'));
 
 /** Every calendar date (`serviceDate`, event days): YYYY-MM-DD, on a real calendar day. */
 export const IsoDate = v.pipe(v.string(), v.isoDate('must be a date YYYY-MM-DD'), existingDay);

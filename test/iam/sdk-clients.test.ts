@@ -16,6 +16,7 @@ const RECORDED_CLIENT_FILES = [
   'shared/ports/scheduler.ts',
   'shared/ports/key-service.ts',
   'shared/ports/secrets.ts', // wrapped in secrets()
+  'shared/ports/import-queue.ts', // wrapped by recordingImportQueue in importQueue()
   'functions/edge/origin-secret-rotation.ts', // UNRECORDED_FUNCTIONS in deployed-functions.ts says why
 ];
 

@@ -16,18 +16,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const lastCall = new Map<string, number>();
 
 /**
- * One provider call for a connection: spaced from the previous one (per container, where one
- * message of an import runs at a time), and a 429 waited out for its Retry-After.
+ * One provider call for a connection: spaced from the previous one's answer (per container, where
+ * one message of an import runs at a time), and a 429 waited out for its Retry-After. Spacing
+ * from the answer rather than the start keeps arrivals at the provider apart even when a request
+ * left late (a busy event loop), which a 10-a-second window would count twice.
  */
 export const providerCall = async <T>(connectionId: string, call: () => Promise<T>): Promise<T> => {
   for (let waits = 0; ; waits++) {
     const due = (lastCall.get(connectionId) ?? 0) + minIntervalMs();
     const now = Date.now();
     if (due > now) await sleep(due - now);
-    lastCall.set(connectionId, Date.now());
     try {
-      return await call();
+      const answer = await call();
+      lastCall.set(connectionId, Date.now());
+      return answer;
     } catch (error) {
+      lastCall.set(connectionId, Date.now());
       if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= MAX_RATE_WAITS) throw error;
       const seconds = Math.min(10, Number(error.headers['retry-after'] ?? 1) || 1);
       await sleep(seconds * 1000);
