@@ -103,7 +103,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
-  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir });
+  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir });
   const invoiceReconciler = await startLocalInvoiceReconciler();
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   // Each consumer is its own Lambda in the cloud (an event source mapping each).
