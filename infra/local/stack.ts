@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionGroups } from '../../functions/index.ts';
@@ -9,6 +9,7 @@ import { resetTableClient } from '../../shared/table/client.ts';
 import { outboxReplayRoute } from './outbox-replay-route.ts';
 import { controlRoutes, type StackInfo } from './control-routes.ts';
 import { ensureTable } from './create-table.ts';
+import { fileCheckpoints } from './file-checkpoints.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
@@ -41,18 +42,6 @@ export interface LocalStack extends StackInfo {
   invoiceReconciler: LocalInvoiceReconciler;
   stop(): Promise<void>;
 }
-
-const fileCheckpoints = (file: string): Checkpoints => {
-  const read = (): Record<string, Record<string, string>> => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
-  return {
-    load: (consumer) => read()[consumer] ?? {},
-    save: (consumer, shardId, sequence) => {
-      const all = read();
-      all[consumer] = { ...(all[consumer] ?? {}), [shardId]: sequence };
-      writeFileSync(file, JSON.stringify(all));
-    },
-  };
-};
 
 /**
  * Settings this process set itself, so that a second start in the same process (tests, a
