@@ -19,6 +19,8 @@ export interface ChaosOptions {
   /** A kill comes this long (uniformly random, in ms) after the stack is up again. */
   killAfterMs?: [number, number];
   settleTimeoutMs?: number;
+  /** The share of kills followed by a second one while the stack starts again (default 0.25). */
+  killDuringStart?: number;
   log?: (line: string) => void;
   /** Keep the data folder (its path is printed) for a look afterwards. */
   keepData?: boolean;
@@ -38,6 +40,8 @@ export interface ChaosSummary {
   viewsChecked: number;
   invoices: number;
   settledInMs: number;
+  /** Median time from a kill until the stack answered again. */
+  restartMedianMs: number;
   outstanding: string[];
   violations: string[];
   seconds: number;
@@ -101,6 +105,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
   const client = new ChaosClient(() => stack.baseUrl, () => deadline);
   let kills = 0;
   let rounds = 0;
+  const restarts: number[] = [];
   try {
     await stack.start();
     pointAtTable();
@@ -114,8 +119,19 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
           await sleep(killMin + random() * (killMax - killMin));
           await stack.kill();
           kills++;
-          log(`kill ${kills} after ${rounds} rounds`);
+          const restartedAt = Date.now();
+          // Some kills land while the stack is starting again (table check, stream reader, queue journal).
+          if (random() < (options.killDuringStart ?? 0.25) && kills < options.kills) {
+            const starting = stack.start().catch(() => undefined);
+            await sleep(random() * 8_000);
+            await stack.kill();
+            await starting;
+            kills++;
+            log(`kill ${kills} while starting`);
+          }
           await stack.start();
+          restarts.push(Date.now() - restartedAt);
+          log(`kill ${kills} after ${rounds} rounds; back in ${((Date.now() - restartedAt) / 1000).toFixed(1)} s`);
         }
       } finally {
         killing = false;
@@ -152,6 +168,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
       viewsChecked: report.viewsChecked,
       invoices: report.invoices,
       settledInMs,
+      restartMedianMs: [...restarts].sort((a, b) => a - b)[Math.floor(restarts.length / 2)] ?? 0,
       outstanding: left,
       violations: [...left.map((l) => `not settled: ${l}`), ...report.violations],
       seconds: Math.round((Date.now() - started) / 1000),
