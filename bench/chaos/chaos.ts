@@ -71,7 +71,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
   const started = Date.now();
   const log = options.log ?? (() => {});
   const random = seeded(options.seed);
-  const [killMin, killMax] = options.killAfterMs ?? [300, 4_000];
+  const [killMin, killMax] = options.killAfterMs ?? [500, 8_000];
   const dataDir = mkdtempSync(join(tmpdir(), 'delivery-ops-chaos-'));
   const fake = await startProviderFake();
   fake.setRateLimit(null);

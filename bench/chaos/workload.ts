@@ -157,6 +157,9 @@ export const round = async (client: ChaosClient, t: ChaosTenant, label: string):
   const intentState = async (state: string) => (await client.send(operator, 'GET', `${intentPath}/${intent.id}`)).body?.localState === state;
   await moved(client, operator, 'review', await client.send(operator, 'POST', `${intentPath}/${intent.id}/review`, { version: 1 }), () => intentState('reviewed'));
   expectStatus('approve', await client.send(admin, 'POST', `${intentPath}/${intent.id}/approve`, { version: 2 }, { keyed: true }), 200);
-  expectStatus('issue', await client.send(admin, 'POST', `${intentPath}/${intent.id}/issue`, undefined, { keyed: true }), 200, 202);
+  const issued = await client.send(admin, 'POST', `${intentPath}/${intent.id}/issue`, undefined, { keyed: true });
+  // Issue commits `submitting` before it calls the provider; cut after that commit, its retry
+  // meets that state (409, docs/invoicing.md) and the reconciler settles the intent.
+  if (!(issued.retried && issued.status === 409 && issued.body?.localState === 'submitting')) expectStatus('issue', issued, 200, 202);
   return { orders, routeId: route.id, intentId: intent.id };
 };
