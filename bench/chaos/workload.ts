@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { recordKey } from '../../functions/invoicing/records.ts';
 import { subscribableEventTypes } from '../../shared/events/catalogue.ts';
 import { newId } from '../../shared/ids.ts';
-import { table, tableName } from '../../shared/table/client.ts';
 import { putMember } from '../../shared/tenancy/members.ts';
 import { putTenant } from '../../shared/tenancy/tenants.ts';
 import { invoiceBody } from '../../test/e2e/invoicing/bodies.ts';
@@ -17,7 +14,6 @@ export interface ChaosTenant {
   operator: Caller;
   driver: Caller & { memberId: string };
   connectionId: string;
-  customerId: string;
   /** The provider's access token of the tenant's company, to read the fake's documents. */
   providerToken: string;
   /** Each destination's URL and the event types it takes. */
@@ -40,7 +36,8 @@ const token = async (baseUrl: string, subject: string): Promise<string> => {
 /**
  * A tenant with an admin, an operator and a driver, two webhook destinations on the driver's
  * receiver (one for every event type, one for two), and a connection to the provider fake.
- * Members and the customer record are written directly, as `npm run admin` and an import would.
+ * Members are written directly, as `npm run admin` writes them. Invoices are receipts (no
+ * customer), so the connection's records are only what its import brings.
  */
 export const setUpTenant = async (client: ChaosClient, baseUrl: string, fake: ProviderFake, receiverUrl: string): Promise<ChaosTenant> => {
   const tenantId = newId();
@@ -76,11 +73,7 @@ export const setUpTenant = async (client: ChaosClient, baseUrl: string, fake: Pr
     201,
   );
   expectStatus('issue settings', await client.send(admin, 'PUT', `/v1/integrations/connections/${connection.id}/issue-settings`, { version: 1, ...FAKE_SETTINGS }), 200);
-  const customerId = randomUUID();
-  await table().send(
-    new PutCommand({ TableName: tableName(), Item: { ...recordKey(tenantId, connection.id, 'parties', customerId), entity: 'canonicalRecord', id: customerId, connectionId: connection.id, externalId: '2', stream: 'parties' } }),
-  );
-  return { tenantId, admin, operator, driver, connectionId: connection.id, customerId, providerToken, destinations };
+  return { tenantId, admin, operator, driver, connectionId: connection.id, providerToken, destinations };
 };
 
 /** Today in Santiago: orders and routes are for the tenant's current day. */
@@ -106,7 +99,7 @@ export interface RoundResult {
 /**
  * One round of the scripted day: three orders, a plan approved, a route assigned and started,
  * a position, one stop delivered and one failed (the third stays pending, its view moving), and
- * an invoice created, reviewed, approved and issued through the provider fake.
+ * a receipt created, reviewed, approved and issued through the provider fake.
  */
 export const round = async (client: ChaosClient, t: ChaosTenant, label: string): Promise<RoundResult> => {
   const { operator, admin, driver } = t;
@@ -153,7 +146,7 @@ export const round = async (client: ChaosClient, t: ChaosTenant, label: string):
   await moved(client, driver, 'fail', await client.send(driver, 'POST', `/v1/field/routes/${route.id}/stops/${second.id}/fail`, { reason: 'Nadie en casa' }), () => stopState(second.id, 'failed'));
 
   const intentPath = '/v1/customer-finance/invoice-intents';
-  const intent = expectStatus('intent', await client.send(operator, 'POST', intentPath, invoiceBody(t.connectionId, t.customerId), { keyed: true }), 201);
+  const intent = expectStatus('intent', await client.send(operator, 'POST', intentPath, invoiceBody(t.connectionId, null, { documentKind: 'receipt' }), { keyed: true }), 201);
   const intentState = async (state: string) => (await client.send(operator, 'GET', `${intentPath}/${intent.id}`)).body?.localState === state;
   await moved(client, operator, 'review', await client.send(operator, 'POST', `${intentPath}/${intent.id}/review`, { version: 1 }), () => intentState('reviewed'));
   expectStatus('approve', await client.send(admin, 'POST', `${intentPath}/${intent.id}/approve`, { version: 2 }, { keyed: true }), 200);
