@@ -77,7 +77,12 @@ export class LocalQueue implements QueuePort {
         this.dead.push({ ...entry.dead });
       }
     }
-    journal.rewrite([...[...this.messages.values()].map((m) => ({ put: stored(m) })), ...this.dead.map((m) => ({ dead: stored(m) }))]);
+    this.compact();
+  }
+
+  /** Rewrites the journal to what is live, so it does not grow with every message ever sent. */
+  private compact(): void {
+    this.options.journal?.rewrite([...[...this.messages.values()].map((m) => ({ put: stored(m) })), ...this.dead.map((m) => ({ dead: stored(m) }))]);
   }
 
   async send(message: DeliveryMessage, delaySeconds = 0): Promise<void> {
@@ -195,5 +200,7 @@ export class LocalQueue implements QueuePort {
         this.messages.delete(record.messageId);
       }
     }
+    // An empty queue is the cheap moment to cut the journal down (only dead letters remain).
+    if (this.messages.size === 0) this.compact();
   }
 }

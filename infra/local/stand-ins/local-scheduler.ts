@@ -18,6 +18,8 @@ export class LocalScheduler implements SchedulerPort {
   private readonly queue: QueuePort;
   private readonly journal?: Journal<ScheduleJournalEntry>;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Schedules that fired and whose message is on its way to the queue. */
+  private sending = 0;
 
   constructor(options: { queue: QueuePort; journal?: Journal<ScheduleJournalEntry> }) {
     this.queue = options.queue;
@@ -51,11 +53,17 @@ export class LocalScheduler implements SchedulerPort {
         return;
       }
       this.timers.delete(name);
+      this.sending++;
       this.queue
         .send(payload)
         // Deleted once its message is on the queue: a crash in between fires it again, at least once as in the cloud.
-        .then(() => this.journal?.append({ fired: name }))
-        .catch((error) => console.error(`local schedule ${name} could not send:`, (error as Error).message));
+        .then(() => {
+          this.journal?.append({ fired: name });
+          // Nothing pending: the journal is cut down to nothing, so it does not grow forever.
+          if (this.timers.size === 0 && this.sending === 1) this.journal?.rewrite([]);
+        })
+        .catch((error) => console.error(`local schedule ${name} could not send:`, (error as Error).message))
+        .finally(() => this.sending--);
     };
     wait();
   }

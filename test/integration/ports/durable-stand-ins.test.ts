@@ -86,6 +86,24 @@ describe('the queue and scheduler stand-ins across a crash of the local stack', 
     expect(new LocalScheduler({ queue, journal: file }).pending()).toBe(0);
   });
 
+  it('cuts the journals down once nothing is pending, so they do not grow with every message', async () => {
+    const queueFile = journal<QueueJournalEntry>();
+    const queue = new LocalQueue({ pollMs: 5, journal: queueFile, consumer: async () => {} });
+    queue.start();
+    for (let i = 0; i < 20; i++) await queue.send(msg(i));
+    await waitFor(() => queue.depth().visible + queue.depth().inFlight === 0);
+    await queue.stop();
+    expect(queueFile.read()).toEqual([]);
+
+    const scheduleFile = journal<ScheduleJournalEntry>();
+    const sent: DeliveryMessage[] = [];
+    const scheduler = new LocalScheduler({ queue: { send: async (m) => void sent.push(m) }, journal: scheduleFile });
+    for (let i = 0; i < 5; i++) await scheduler.scheduleAt(msg(i), new Date(Date.now() + 20), `d${i}-attempt-4`);
+    await waitFor(() => sent.length === 5);
+    await sleep(20);
+    expect(scheduleFile.read()).toEqual([]);
+  });
+
   it('reads a journal whose last line a kill cut short as if that write never happened', () => {
     const file = journal<QueueJournalEntry>();
     file.append({ put: { messageId: 'm1', body: JSON.stringify(msg(1)), sentAt: 0, visibleAt: 0, receiveCount: 0 } });
