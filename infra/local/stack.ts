@@ -83,6 +83,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    // Data that outlives a crash must not lose an answered transaction; in memory nothing outlives it.
+    DYNAMODB_LOCAL_DURABLE: inMemory ? '' : '1',
     // Tracking links point at this gateway, so the one in an order's answer opens as it is.
     ...(userGiven('PUBLIC_BASE_URL') ? {} : ownSettings({ PUBLIC_BASE_URL: baseUrl })),
     ...(userGiven('OIDC_ISSUER') ? {} : ownSettings({ OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile })),

@@ -18,7 +18,7 @@ const makeClient = (): DynamoDBDocumentClient => {
   });
   // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
   if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);
-  if (endpoint) raw.middlewareStack.use(localCommitBarrier(endpoint));
+  if (endpoint && config.dynamoLocalDurable) raw.middlewareStack.use(localCommitBarrier(endpoint));
   return DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

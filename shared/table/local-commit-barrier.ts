@@ -20,7 +20,9 @@ const firstKey = (items: TransactWriteItem[] | undefined): { TableName: string; 
  * written to its file: a crash in that window loses a transaction the caller was told had
  * committed, which DynamoDB never does (`test/integration/dynamodb-local-durability.test.ts`).
  * A strongly consistent read of one of its items waits for that write, so the local stack
- * answers only after it. Only against DynamoDB Local (an endpoint is set); never in the cloud.
+ * answers only after it. Only against DynamoDB Local keeping a data folder (DYNAMODB_LOCAL_DURABLE,
+ * set by the local stack): in memory a crash loses everything anyway, and tests and benches pay
+ * nothing. Never in the cloud.
  * The read goes through its own client, outside the recording of the function's AWS calls.
  */
 export const localCommitBarrier = (endpoint: string): Pluggable<any, any> => {

@@ -10,7 +10,8 @@ import { resetTableClient, table } from '../../shared/table/client.ts';
 const TABLE = 'durability';
 
 const use = (ddb: DynamoDbLocal) => {
-  Object.assign(process.env, { DYNAMODB_ENDPOINT: ddb.endpoint, TABLE_NAME: TABLE });
+  // As the local stack sets them for a data folder.
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: ddb.endpoint, TABLE_NAME: TABLE, DYNAMODB_LOCAL_DURABLE: '1' });
   resetTableClient();
 };
 
@@ -28,9 +29,12 @@ const gone = async (pid: number) => {
 // Found by `npm run chaos`: a route plan answered 201 was gone after the restart.
 describe('DynamoDB Local on a data folder, killed as a crash would', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ddb-durability-'));
-  const saved = { endpoint: process.env.DYNAMODB_ENDPOINT, table: process.env.TABLE_NAME };
+  const saved = { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, TABLE_NAME: process.env.TABLE_NAME, DYNAMODB_LOCAL_DURABLE: process.env.DYNAMODB_LOCAL_DURABLE };
   afterAll(() => {
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: saved.endpoint, TABLE_NAME: saved.table });
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     resetTableClient();
     rmSync(dataDir, { recursive: true, force: true });
   });
