@@ -43,6 +43,8 @@ export class ChildStack {
     });
     this.child = child;
     this.starts++;
+    // Detached, the group would outlive a driver that dies or is interrupted: take it along.
+    if (this.starts === 1) process.once('exit', () => this.killNow());
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the local stack did not start within ${timeoutMs} ms`)), timeoutMs);
       let seen = '';
@@ -65,6 +67,14 @@ export class ChildStack {
     const response = await fetch(`${this.baseUrl}/_local/stack`);
     this.info = (await response.json()) as StackInfo;
     return this.info;
+  }
+
+  private killNow(): void {
+    try {
+      if (this.child?.pid && this.running) process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
 
   /** SIGKILL to the whole group: nothing gets to clean up, flush or finish a write. */

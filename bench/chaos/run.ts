@@ -8,6 +8,9 @@ import { runChaos } from './chaos.ts';
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const kills = Number(process.env.CHAOS_KILLS ?? 20);
 console.log(`chaos: ${kills} kills, seed ${seed} (CHAOS_SEED=${seed} repeats the kill moments)`);
+// Ctrl-C ends the run through process.exit, whose handler takes the stack's process group along.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
 const summary = await runChaos({
   kills,
   seed,
