@@ -1,14 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
-import { pointAtProviderFake } from '../infra/local/billing-provider.ts';
-import { startLocalStack } from '../infra/local/stack.ts';
-import { newId } from '../shared/ids.ts';
-import { LocalSecrets, setSecrets } from '../shared/ports/secrets.ts';
 import { table, tableName } from '../shared/table/client.ts';
+import { setSecrets } from '../shared/ports/secrets.ts';
 import { keys } from '../shared/table/keys.ts';
-import { putMember } from '../shared/tenancy/members.ts';
-import { putTenant } from '../shared/tenancy/tenants.ts';
-import { startProviderFake } from '../test/support/provider-fake/index.ts';
+import { startProviderBench } from './support/provider-bench.ts';
 import { compare, fmt, percentile } from './support/stats.ts';
 import { memberRead, rateCount } from './support/gate-calls.ts';
 
@@ -21,32 +15,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const BLOCK = 20;
 process.env.LOG_LEVEL = 'WARN';
 
-const fake = await startProviderFake();
-fake.setRateLimit(null);
+const { fake, stack, tenantId, api, connect } = await startProviderBench();
 const company = { clientCode: '76086428-5', clientName: 'Bench SpA' };
 const accessToken = fake.addCompany(company);
-const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
-const secrets = new LocalSecrets();
-setSecrets(secrets);
-pointAtProviderFake(fake, secrets);
-
-const tenantId = newId();
-await putTenant({ id: tenantId, name: 'Bench SpA' });
-await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
-const token = await stack.devIssuer.mint({ subject: 'bench-admin', ttlSeconds: 3600 });
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-};
-
-const authorization = await api('POST', '/v1/integrations/provider/authorizations', { clientCode: company.clientCode, name: 'Bench' });
-const connection = await api('POST', '/v1/integrations/connections', { code: await fake.approve(company.clientCode), bindingSecret: authorization.bindingSecret });
+const connection = await connect(company.clientCode);
 
 const path = () => api('GET', `/v1/integrations/connections/${connection.id}/issue-options`);
 const list = (route: string) => fetch(`${fake.apiUrl}${route}?limit=50&offset=0&state=0`, { headers: { access_token: accessToken } }).then((r) => r.json());

@@ -17,8 +17,10 @@ export interface JobFunction {
 export const webhookWorker: JobFunction = {
   name: 'webhook-worker',
   entry: 'functions/webhooks/worker/handler.ts',
-  // Claims and records attempts on the delivery and its destination; gsi1 for the destination's
-  // latest deliveries; auto-disable gives back the destination's URL guard and writes its audit entry.
+  // Claims and records attempts on the delivery (with the destination's failure count in the same
+  // transaction when it moves); reads the destination when the delivery's copy of it is old, and a
+  // delivery it could not claim; gsi1 for the destination's pending deliveries; auto-disable gives
+  // back the destination's URL guard and writes its audit entry.
   table: { items: ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'], queries: ['gsi1'] },
 };
 
@@ -36,4 +38,20 @@ export const invoiceReconciler: JobFunction = {
   table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
 };
 
-export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler];
+export const importWorker: JobFunction = {
+  name: 'import-worker',
+  entry: 'functions/records/imports/worker-handler.ts',
+  // Reads the import, its connection and the page's stored records (BatchGetItem), then commits the
+  // page: progress, records, conflicts, audit entry, and on the last page the lock's release and the event.
+  table: { items: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] },
+};
+
+export const importSchedule: JobFunction = {
+  name: 'import-schedule',
+  entry: 'functions/records/imports/schedule-handler.ts',
+  // Finds active connections on the sparse gsi2 partition, reads each one's lock and import, and
+  // starts an import (lock, import, company entry, audit entry) where none runs.
+  table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
+};
+
+export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler, importWorker, importSchedule];

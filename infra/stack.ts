@@ -16,6 +16,7 @@ import { TrackingEdge } from './constructs/tracking-edge.ts';
 import { TrackingProjection } from './constructs/tracking-projection.ts';
 import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
+import { RecordImports } from './constructs/record-imports.ts';
 
 /** Synth accepts these; a deployment with them rejects every token, so set the context keys. */
 export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
@@ -56,6 +57,7 @@ export class DeliveryOpsStack extends Stack {
   readonly webhookPipeline: WebhookPipeline;
   readonly invoiceReconciler: InvoiceReconciler;
   readonly tracking: TrackingProjection;
+  readonly imports?: RecordImports;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
@@ -108,6 +110,8 @@ export class DeliveryOpsStack extends Stack {
       serviceName: 'delivery-ops',
     });
     this.invoiceReconciler = new InvoiceReconciler(this, 'InvoiceReconciler', { data: this.data, serviceName: 'delivery-ops' });
+    const integrations = this.functions.byGroup.get('integrations');
+    if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops' });
     const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
     const providerSettings = props.billingProvider ?? {
       apiUrl: context('providerApiUrl'),
@@ -117,11 +121,12 @@ export class DeliveryOpsStack extends Stack {
       userTokenSecretArn: context('providerUserTokenSecretArn'),
       publicBaseUrl: context('publicBaseUrl'),
     };
-    // Every function that reaches the provider: connections, invoicing and its reconciler.
+    // Every function that reaches the provider: connections, invoicing and its reconciler, the import worker.
     const providerUsers: Array<[string, ServiceFunction | undefined, boolean]> = [
       ['BillingProvider', this.functions.byGroup.get('integrations'), true],
       ['InvoicingBillingProvider', this.functions.byGroup.get('invoicing'), false],
       ['ReconcilerBillingProvider', this.invoiceReconciler.fn, false],
+      ['ImportWorkerBillingProvider', this.imports?.worker, false],
     ];
     for (const [id, fn, connects] of providerUsers) {
       if (!fn) continue;
@@ -142,15 +147,18 @@ export class DeliveryOpsStack extends Stack {
         ['origin-secret-rotation', this.originSecret.rotation.function] as const,
         ['tracking-projection', this.tracking.projector.function] as const,
         ['invoice-reconciler', this.invoiceReconciler.fn.function] as const,
+        ...(this.imports?.functions ?? []),
       ]),
       deadLetterQueues: new Map([
         ['WebhookDeadLetters', this.webhooks.deadLetterQueue],
         ['WebhookStreamFailures', this.webhookPipeline.streamFailures],
         ['TrackingStreamFailures', this.tracking.streamFailures],
+        ...(this.imports ? [['ImportDeadLetters', this.imports.deadLetterQueue] as const] : []),
       ]),
       email: alarmEmail,
     });
     this.alarms.notify(this.webhookPipeline.attemptsBacklogAlarm);
+    if (this.imports) this.alarms.notify(this.imports.backlogAlarm);
 
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });

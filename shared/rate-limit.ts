@@ -10,7 +10,7 @@ import { table, tableName } from './table/client.ts';
  * Adds one to a fixed one-minute window counted in the table, so that every Lambda instance
  * sees the same count, and answers 429 past `limit`.
  */
-const countInWindow = async (key: (minute: number) => Record<string, string>, limit: number, now: Date): Promise<void> => {
+export const countInWindow = async (key: (minute: number) => Record<string, string>, limit: number, now: Date): Promise<void> => {
   const seconds = epochSeconds(now);
   const minute = Math.floor(seconds / 60);
   const { Attributes } = await table().send(

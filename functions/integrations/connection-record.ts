@@ -66,6 +66,7 @@ export const connectionItem = (record: ConnectionRecord) => ({
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
   ...(record.sealedToken ? { sealedToken: record.sealedToken } : {}),
+  ...(record.state === 'active' ? keys.activeConnection(record.tenantId, record.id) : {}),
 });
 
 export const findConnectionRecord = async (tenantId: string, connectionId: string): Promise<ConnectionRecord | undefined> => {

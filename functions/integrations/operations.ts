@@ -10,6 +10,7 @@ import { activeConnection, checkVersion, getConnectionRecord, listConnectionReco
 import { InvalidClientCodeError } from './errors.ts';
 import { readIssueOptions, saveIssueSettings } from './issue-options.ts';
 import { normaliseRut } from '../../shared/chile/rut.ts';
+import { recordOperations } from '../records/operations.ts';
 import {
   Authorization,
   AuthorizationBody,
@@ -211,4 +212,6 @@ export const integrationOperations = [
   revokeConnectionOperation,
   issueOptionsOperation,
   putIssueSettingsOperation,
+  // Imports, records and notices (functions/records) run in this function, which holds the provider access.
+  ...recordOperations,
 ];

@@ -19,6 +19,17 @@ export const Quantity = v.pipe(v.string(), v.regex(/^-?(0|[1-9][0-9]{0,23})(\.[0
 export const VersionKind = v.picklist(['provider_monotonic', 'local_observation']);
 export type VersionKind = v.InferOutput<typeof VersionKind>;
 
+/** The service's own fields around the provider's (specification: common to every kind). */
+export const RecordEnvelope = v.object({
+  id: Uuid,
+  connectionId: Uuid,
+  causationId: Uuid,
+  observationVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  mappingVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  origin: v.picklist(['sandbox-v1', 'provider-chile-v1']),
+  importedAt: v.pipe(v.string(), v.isoTimestamp(), v.endsWith('Z')),
+});
+
 /** provider_monotonic carries a version; local_observation carries null. */
 const versioned = <T extends v.ObjectEntries>(entries: T) =>
   v.pipe(
@@ -38,7 +49,7 @@ export const Contact = versioned({
 export type Contact = v.InferOutput<typeof Contact>;
 
 /** What the provider says of each kind: the fields that count for the canonical form. */
-export const VariantFields = versioned({
+const variantEntries = {
   externalId: ExternalId,
   sku: text(1, 120),
   name: text(1, 120),
@@ -46,22 +57,30 @@ export const VariantFields = versioned({
   parentExternalId: nullableText(1, 180),
   barCode: nullableText(1, 120),
   active: v.boolean(),
-});
-export const StockLevelFields = versioned({
+};
+const stockLevelEntries = {
   externalId: ExternalId,
   variantExternalId: ExternalId,
   officeExternalId: ExternalId,
   quantityPhysical: Quantity,
   quantityReserved: Quantity,
   quantityAvailable: Quantity,
-});
-export const PartyFields = versioned({
+};
+const partyEntries = {
   externalId: ExternalId,
   name: text(1, 120),
   taxId: nullableText(1, 32),
   active: v.boolean(),
   contacts: v.pipe(v.array(Contact), v.maxLength(100, 'must hold at most 100 contacts')),
-});
+};
+export const VariantFields = versioned(variantEntries);
+export const StockLevelFields = versioned(stockLevelEntries);
+export const PartyFields = versioned(partyEntries);
+
+/** The records as the API answers them: the envelope and the provider's fields, one flat object. */
+export const VariantRecord = v.pipe(versioned({ ...RecordEnvelope.entries, ...variantEntries }), v.title('ProductVariantRecord'));
+export const StockLevelRecord = v.pipe(versioned({ ...RecordEnvelope.entries, ...stockLevelEntries }), v.title('StockLevelRecord'));
+export const PartyRecord = v.pipe(versioned({ ...RecordEnvelope.entries, ...partyEntries }), v.title('PartyRecord'));
 
 export type VariantFields = v.InferOutput<typeof VariantFields>;
 export type StockLevelFields = v.InferOutput<typeof StockLevelFields>;
@@ -75,13 +94,3 @@ export const streams = {
 export type Stream = keyof typeof streams;
 export type RecordFields = VariantFields | StockLevelFields | PartyFields;
 
-/** The service's own fields around the provider's (specification: common to every kind). */
-export const RecordEnvelope = v.object({
-  id: Uuid,
-  connectionId: Uuid,
-  causationId: Uuid,
-  observationVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  mappingVersion: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  origin: v.picklist(['sandbox-v1', 'provider-chile-v1']),
-  importedAt: v.pipe(v.string(), v.isoTimestamp(), v.endsWith('Z')),
-});

@@ -7,6 +7,7 @@ import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { createdAtOfId, deliveryIdFor, findDeliveryRecord, isExpired, newDelivery, putNewDelivery, toDelivery, toDeliveryRecord, type DeliveryRecord } from './delivery-record.ts';
+import type { EndpointRecord } from './endpoint-record.ts';
 import type { Delivery, DeliveryState } from './schemas.ts';
 import { DELIVERY_RETENTION_DAYS, webhookSettings } from './settings.ts';
 
@@ -111,7 +112,8 @@ export const retryDelivery = async (tenantId: string, deliveryId: string, now: D
  * The test operation: a webhook.test event for one destination, whatever its event kinds, and
  * its delivery, made in one transaction; the fan-out sees the event and queues the delivery.
  */
-export const testDelivery = (tenantId: string, endpointId: string, now: Date): { delivery: Delivery; writes: Write[] } => {
+export const testDelivery = (tenantId: string, endpoint: { record: EndpointRecord; readAt: Date }, now: Date): { delivery: Delivery; writes: Write[] } => {
+  const endpointId = endpoint.record.id;
   const eventId = newId();
   const occurredAt = nowIso(now);
   const deliveryId = deliveryIdFor(eventId, endpointId, occurredAt);
@@ -119,6 +121,6 @@ export const testDelivery = (tenantId: string, endpointId: string, now: Date): {
     id: eventId,
     target: { endpointId, deliveryId },
   });
-  const record = newDelivery(event, endpointId, now);
+  const record = newDelivery(event, endpoint, now);
   return { delivery: toDelivery(record), writes: [putNewDelivery(record), write] };
 };

@@ -6,6 +6,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
+import { snapshotOf, type DestinationSnapshot, type EndpointRecord } from './endpoint-record.ts';
 import type { AttemptLogEntry, Delivery, DeliveryState } from './schemas.ts';
 import { DELIVERY_RETENTION_DAYS, MAX_ATTEMPTS } from './settings.ts';
 
@@ -18,6 +19,8 @@ export interface DeliveryRecord extends Delivery {
   attemptLogOmitted: number;
   leaseToken: string | null;
   expiresAt: number;
+  /** The destination as last read for this delivery; absent on deliveries made before it was kept. */
+  destination?: DestinationSnapshot;
 }
 
 /**
@@ -60,6 +63,7 @@ export const toDeliveryRecord = (item: Record<string, unknown>): DeliveryRecord 
   attemptLogOmitted: (item.attemptLogOmitted as number | undefined) ?? 0,
   leaseToken: (item.leaseToken as string | null) ?? null,
   expiresAt: item.expiresAt as number,
+  ...(item.destination ? { destination: item.destination as DestinationSnapshot } : {}),
 });
 
 /** The delivery as stored now (strongly consistent), or undefined; expiry is the caller's to judge. */
@@ -89,9 +93,14 @@ export const toDelivery = (record: DeliveryRecord): Delivery => ({
 
 export const isExpired = (record: Pick<DeliveryRecord, 'expiresAt'>, now: Date): boolean => record.expiresAt <= epochSeconds(now);
 
-/** A new pending delivery of `event` to one destination, due now. */
-export const newDelivery = (event: OutboxEvent, endpointId: string, now: Date): DeliveryRecord => {
+/**
+ * A new pending delivery of `event` to one destination, due now. Given the destination as read
+ * (and when that read began), the delivery carries its snapshot, so the first attempt need not
+ * read it again (functions/webhooks/worker/destination.ts).
+ */
+export const newDelivery = (event: OutboxEvent, endpoint: string | { record: EndpointRecord; readAt: Date }, now: Date): DeliveryRecord => {
   const createdAt = nowIso(now);
+  const endpointId = typeof endpoint === 'string' ? endpoint : endpoint.record.id;
   return {
     id: deliveryIdFor(event.id, endpointId, event.occurredAt),
     tenantId: event.tenantId,
@@ -115,6 +124,7 @@ export const newDelivery = (event: OutboxEvent, endpointId: string, now: Date): 
     attemptLogOmitted: 0,
     leaseToken: null,
     expiresAt: epochSeconds(now) + DELIVERY_RETENTION_DAYS * DAY_SECONDS,
+    ...(typeof endpoint === 'string' ? {} : { destination: snapshotOf(endpoint.record, endpoint.readAt) }),
   };
 };
 

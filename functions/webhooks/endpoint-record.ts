@@ -104,8 +104,28 @@ export const rotate = (record: EndpointRecord, next: StoredSecret, graceSeconds:
   retiringSecrets: graceSeconds > 0 ? [{ ...record.currentSecret, expiresAt: nowIso(new Date(now.getTime() + graceSeconds * 1000)) }] : [],
 });
 
+/**
+ * What an attempt needs of its destination, copied onto the delivery when the destination is
+ * read anyway (the fan-out, a test notification, an attempt that read it): its state, its
+ * sealed secrets and its failure count, as of `takenAt`. The URL never changes.
+ */
+export interface DestinationSnapshot extends Pick<EndpointRecord, 'url' | 'state' | 'version' | 'consecutiveFailures' | 'currentSecret' | 'retiringSecrets'> {
+  takenAt: string;
+}
+
+/** `takenAt` is when the read began: a change committed after it may be missing from the copy. */
+export const snapshotOf = (record: EndpointRecord, takenAt: Date): DestinationSnapshot => ({
+  url: record.url,
+  state: record.state,
+  version: record.version,
+  consecutiveFailures: record.consecutiveFailures,
+  currentSecret: record.currentSecret,
+  retiringSecrets: record.retiringSecrets,
+  takenAt: nowIso(takenAt),
+});
+
 /** The plain secrets that sign a notification now, newest first. */
-export const signingSecrets = async (record: EndpointRecord, now: Date): Promise<string[]> => {
+export const signingSecrets = async (record: Pick<EndpointRecord, 'tenantId' | 'id' | 'currentSecret' | 'retiringSecrets'>, now: Date): Promise<string[]> => {
   const secrets = [record.currentSecret, ...stillSigning(record.retiringSecrets, now)];
   return Promise.all(secrets.map((s) => unseal(ports().keys, s.sealed, sealContext(record.tenantId, record.id, s.id))));
 };

@@ -33,11 +33,15 @@ export const getEndpointRecord = async (tenantId: string, endpointId: string): P
   return record;
 };
 
-/** A tenant keeps few destinations; the fan-out reads them all for each event. */
-export const listEndpointRecords = async (tenantId: string): Promise<EndpointRecord[]> => {
+/**
+ * A tenant keeps few destinations; the fan-out reads them all for each event, strongly
+ * consistent, as its deliveries carry what it read (the first attempt acts on it).
+ */
+export const listEndpointRecords = async (tenantId: string, options: { consistent?: boolean } = {}): Promise<EndpointRecord[]> => {
   const records: EndpointRecord[] = [];
   const query = {
     TableName: tableName(),
+    ConsistentRead: options.consistent === true,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': keys.webhookEndpointPrefix },
   };

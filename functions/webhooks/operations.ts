@@ -111,8 +111,9 @@ export const testEndpointOperation = defineOperation({
   params: IdParams,
   responses: { 202: { description: 'The delivery of the webhook.test event', schema: Delivery } },
   handle: async ({ params, caller }) => {
-    await getEndpointRecord(caller.tenantId, params.id);
-    const { delivery, writes } = testDelivery(caller.tenantId, params.id, caller.now);
+    const readAt = new Date();
+    const record = await getEndpointRecord(caller.tenantId, params.id);
+    const { delivery, writes } = testDelivery(caller.tenantId, { record, readAt }, caller.now);
     return { status: 202, body: delivery, writes, resourceId: delivery.id };
   },
 });

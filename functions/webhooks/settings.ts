@@ -39,6 +39,13 @@ export const webhookSettings = {
   get maxManualRetries(): number {
     return Number(env.WEBHOOK_MAX_MANUAL_RETRIES ?? 20);
   },
+  /**
+   * An attempt acts on the destination copy its delivery carries only while the copy is at most
+   * this old (the attempt's own 10 s limit); an older one is read again (docs/webhooks.md).
+   */
+  get destinationSnapshotSeconds(): number {
+    return Number(env.WEBHOOK_DESTINATION_SNAPSHOT_SECONDS ?? 10);
+  },
   /** Delays up to this go to SQS as DelaySeconds; longer ones through EventBridge Scheduler. */
   get maxQueueDelaySeconds(): number {
     return Number(env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS ?? 900);

@@ -16,6 +16,7 @@ import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
 import { trackingRateLimit } from './tracking-rate-limit.ts';
 import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
 import { startLocalInvoiceReconciler, type LocalInvoiceReconciler } from './invoice-reconciler.ts';
+import { startLocalImports, type LocalImports } from './imports.ts';
 import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
 
 export interface LocalStackOptions {
@@ -40,6 +41,7 @@ export interface LocalStack extends StackInfo {
   gateway: LocalGateway;
   webhooks: LocalWebhooks;
   invoiceReconciler: LocalInvoiceReconciler;
+  imports: LocalImports;
   stop(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
 
   const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir });
   const invoiceReconciler = await startLocalInvoiceReconciler();
+  const imports = await startLocalImports({ stateDir: inMemory ? undefined : runtimeDir });
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   // Each consumer is its own Lambda in the cloud (an event source mapping each).
   for (const group of streamConsumerGroups) consumers[group.name] = invokedAs(group.name, await group.load());
@@ -112,10 +115,12 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     gateway,
     webhooks,
     invoiceReconciler,
+    imports,
     stop: async () => {
       invoiceReconciler.stop();
       await gateway.close();
       await reader.stop();
+      await imports.stop();
       await webhooks.stop();
       resetTableClient();
       await dynamo?.stop();

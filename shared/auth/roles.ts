@@ -29,6 +29,7 @@ export const permissions = {
   'webhooks.manage': adminOnly,
   'integrations.read': readers, // connections and issue options: every role but driver (decisions 10)
   'integrations.manage': adminOnly,
+  'integrations.import': staff, // imports: admin or operator (decisions 10)
   'audit.read': adminOnly,
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -1,3 +1,4 @@
+import type { ImportQueuePort } from '../ports/import-queue.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { QueuePort } from '../ports/queue.ts';
 import type { SchedulerPort } from '../ports/scheduler.ts';
@@ -31,6 +32,11 @@ const beforeEach = <T extends object>(target: T, hooks: Hooks<T>): T =>
 export const recordingQueue = (queue: QueuePort): QueuePort =>
   beforeEach(queue, {
     send: () => recordCall({ action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'WEBHOOK_QUEUE_URL' } }),
+  });
+
+export const recordingImportQueue = (queue: ImportQueuePort): ImportQueuePort =>
+  beforeEach(queue, {
+    send: () => recordCall({ action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'IMPORT_QUEUE_URL' } }),
   });
 
 export const recordingScheduler = (scheduler: SchedulerPort): SchedulerPort =>

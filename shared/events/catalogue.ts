@@ -43,6 +43,12 @@ export const eventDataSchemas = {
     summary: v.strictObject({ stopCount: Count, deliveredCount: Count, failedCount: Count, durationSeconds: Count }),
   }),
   'webhook.test': v.strictObject({ endpointId: Uuid, message: v.string() }),
+  'integration.import.finished': v.strictObject({
+    connectionId: Uuid,
+    importId: Uuid,
+    state: v.picklist(['succeeded', 'failed']),
+    counts: v.strictObject({ seen: Count, created: Count, updated: Count, unchanged: Count, conflicts: Count }),
+  }),
 } as const;
 
 export type EventType = keyof typeof eventDataSchemas;

@@ -26,6 +26,7 @@ const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
     return operation.handle({
       params: input.params,
       query: input.query,
+      body: input.body,
       requestId: context.requestId,
       now: context.receivedAt,
       sourceIp: event.requestContext.http.sourceIp,
@@ -66,6 +67,14 @@ const runOperation = async (event: ApiEvent, context: ApiContext): Promise<ApiRe
       if (error.conflictedIndexes.includes(0)) throw new IdempotencyInProgressError();
     }
     throw error;
+  }
+  if (outcome.afterCommit) {
+    try {
+      await outcome.afterCommit();
+    } catch (error) {
+      // The change is committed and answered as such; its follow-up is picked up by a sweep.
+      logger.error('follow-up after commit failed', { error: error as Error });
+    }
   }
   return result;
 };

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { Permission } from '../auth/roles.ts';
+import type { TagName } from '../openapi/tags.ts';
 import type { Write } from '../table/transaction.ts';
 import type { Member } from '../tenancy/members.ts';
 
@@ -31,7 +32,15 @@ interface Answer {
  * before answering. Writes come with the id of the resource they change (the new one for a
  * create), so the types refuse an operation that would leave its change out of the audit log.
  */
-export type Outcome = Answer & ({ writes?: undefined; resourceId?: undefined } | { writes: Write[]; resourceId: string });
+export type Outcome = Answer & AfterCommit & ({ writes?: undefined; resourceId?: undefined } | { writes: Write[]; resourceId: string });
+
+interface AfterCommit {
+  /**
+   * Runs once the writes committed (never on a replay): hands work to a queue. It must be safe to
+   * lose, since a crash can come between the two; whoever relies on it has a sweep behind it.
+   */
+  afterCommit?: () => Promise<void>;
+}
 
 export interface ResponseSpec {
   description: string;
@@ -48,7 +57,8 @@ interface Common<P, Q, B> {
   /** The path exactly as the specification writes it, with {name} parameters. */
   path: string;
   summary: string;
-  tag: string;
+  /** The OpenAPI tag; shared/openapi/tags.ts describes each. */
+  tag: TagName;
   params?: P;
   query?: Q;
   body?: B;
@@ -67,20 +77,20 @@ export interface AuthenticatedOperation<P = unknown, Q = unknown, B = unknown> e
   handle(input: { params: Out<P>; query: Out<Q>; body: Out<B>; caller: Caller }): Promise<Outcome>;
 }
 
-export interface PublicOperation<P = unknown, Q = unknown> extends Common<P, Q, undefined> {
+export interface PublicOperation<P = unknown, Q = unknown, B = unknown> extends Common<P, Q, B> {
   access: 'public';
-  handle(input: { params: Out<P>; query: Out<Q>; requestId: string; now: Date; sourceIp: string; acceptLanguage?: string }): Promise<Outcome>;
+  handle(input: { params: Out<P>; query: Out<Q>; body: Out<B>; requestId: string; now: Date; sourceIp: string; acceptLanguage?: string }): Promise<Outcome>;
 }
 
-export type AnyOperation = AuthenticatedOperation<any, any, any> | PublicOperation<any, any>;
+export type AnyOperation = AuthenticatedOperation<any, any, any> | PublicOperation<any, any, any>;
 
 /** Typed constructors: the schemas given here type the handler's input, so nothing is written twice. */
 export const defineOperation = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
   operation: Omit<AuthenticatedOperation<P, Q, B>, 'access'>,
 ): AuthenticatedOperation<P, Q, B> => ({ ...operation, access: 'member' });
 
-export const definePublicOperation = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined>(
-  operation: Omit<PublicOperation<P, Q>, 'access'>,
-): PublicOperation<P, Q> => ({ ...operation, access: 'public' });
+export const definePublicOperation = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  operation: Omit<PublicOperation<P, Q, B>, 'access'>,
+): PublicOperation<P, Q, B> => ({ ...operation, access: 'public' });
 
 export const routeKey = (operation: Pick<AnyOperation, 'method' | 'path'>): string => `${operation.method} ${operation.path}`;

@@ -5,9 +5,31 @@ import { responseHeaders, securitySchemes, sharedParameters } from './components
 import { SchemaConverter } from './json-schema.ts';
 import { namedSchemas } from './named-schemas.ts';
 import { operationObject } from './operation-object.ts';
-import { Problem, problemMediaType, problemResponses } from './problems.ts';
+import { Problem, problemMediaType, standardProblemResponses } from './problems.ts';
+import { tagDescriptions, type TagName } from './tags.ts';
 
 type Json = Record<string, unknown>;
+
+/**
+ * Where the paths are served. The local stack first, since it answers as soon as `npm start`
+ * runs; a deployed stack is reached at its CloudFront address (the stack output `Url`), which
+ * only the deployment knows, so its host is a variable whose default shows the form.
+ */
+const servers = [
+  {
+    url: 'http://127.0.0.1:{port}',
+    description: 'The local stack (`npm start`)',
+    variables: { port: { default: '3000', description: 'The `PORT` the local stack was started with' } },
+  },
+  {
+    url: 'https://{host}',
+    description: 'A deployed stack, through CloudFront',
+    variables: { host: { default: 'd111111abcdef8.cloudfront.net', description: 'The distribution’s domain name: the stack output `Url`' } },
+  },
+];
+
+/** The package is private and names no licence; the document says so rather than invent one. */
+const license = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' };
 
 /** The version of the interface description (interface.md, Versioning), not of the package. */
 export const interfaceVersion = '0.4.0';
@@ -24,7 +46,7 @@ export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
   const problem = schemas.reference('Problem', 'response');
 
   const paths: Record<string, Record<string, Json>> = {};
-  const tags: string[] = [];
+  const tags: TagName[] = [];
   for (const operation of operations) {
     const pathItem = (paths[operation.path] ??= {});
     pathItem[operation.method.toLowerCase()] = operationObject(operation, schemas);
@@ -32,7 +54,7 @@ export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
   }
 
   const responses = Object.fromEntries(
-    Object.values(problemResponses).map(({ name, description, headers }) => [
+    standardProblemResponses().map(({ name, description, headers }) => [
       name,
       {
         description,
@@ -49,10 +71,12 @@ export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
       version: interfaceVersion,
       description:
         'Multi-tenant delivery operations. Authenticated operations take an OIDC bearer token and `x-tenant-id`; errors are `application/problem+json` (RFC 9457).',
+      license,
     },
     // The schemas are JSON Schema 2020-12, which is what this dialect (the 3.1 default) builds on.
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: tags.map((name) => ({ name })),
+    servers,
+    tags: tags.map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     components: {
       schemas: schemas.components(),

@@ -3,7 +3,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import { permissions } from '../auth/roles.ts';
 import type { AnyOperation, ResponseSpec } from '../http/operation.ts';
 import type { SchemaConverter } from './json-schema.ts';
-import { authenticatedProblemStatuses, problemMediaType, problemResponses } from './problems.ts';
+import { chainProblemResponses, problemMediaType, problemResponses } from './problems.ts';
 
 type Json = Record<string, unknown>;
 
@@ -88,15 +88,13 @@ export const operationObject = (operation: AnyOperation, schemas: SchemaConverte
   const responses: Record<string, Json> = {};
   const declared = Object.entries(operation.responses).map(([status, spec]) => [Number(status), spec as DeclaredResponse] as const);
   for (const [status, spec] of declared) responses[status] = declaredResponse(operation, status, spec, schemas);
-  if (operation.access === 'member') {
-    for (const status of authenticatedProblemStatuses) {
-      if (!(status in responses)) responses[status] = ref('responses', problemResponses[status]!.name);
-    }
+  for (const [status, standard] of Object.entries(chainProblemResponses(operation.access))) {
+    if (!(status in responses)) responses[status] = ref('responses', standard.name);
   }
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 
   const parameters = parametersOf(operation, schemas);
-  const body = operation.access === 'member' ? (operation.body as v.GenericSchema | undefined) : undefined;
+  const body = operation.body as v.GenericSchema | undefined;
   return {
     tags: [operation.tag],
     summary: operation.summary,

@@ -48,7 +48,7 @@ export const problemResponses: Record<number, ProblemResponse> = {
   400: {
     name: 'BadRequest',
     description:
-      'Malformed JSON, a bad path or query value, a missing or malformed required header (`x-tenant-id`, `idempotency-key`), or unknown or ill-typed fields. `errors` lists every field problem.',
+      'Malformed JSON (`malformed_json`), a body sent to an operation that takes none (`unexpected_body`), a bad path or query value, unknown or ill-typed fields, or a missing or malformed required header (`x-tenant-id`, `idempotency-key`). `errors` lists every field problem.',
   },
   401: {
     name: 'Unauthorized',
@@ -58,7 +58,7 @@ export const problemResponses: Record<number, ProblemResponse> = {
   403: {
     name: 'Forbidden',
     description:
-      'A valid token, but the caller is not an active member of the tenant (`not_a_member`), their role may not do this (`role_forbidden`), or two-step verification is required (`mfa_required`).',
+      'A valid token, but the caller is not an active member of the tenant (`not_a_member`), their role may not do this (`role_forbidden`), or two-step verification is required (`mfa_required`). In the cloud also a request that did not come through the public address (`origin_not_verified`).',
   },
   404: {
     name: 'NotFound',
@@ -99,4 +99,29 @@ export const problemResponses: Record<number, ProblemResponse> = {
   },
 };
 
-export const authenticatedProblemStatuses = Object.keys(problemResponses).map(Number);
+/**
+ * What the chain answers for a public operation whatever the operation does: before it runs come
+ * the origin check (in the cloud), the body limits and the input validation, and in front of it
+ * all the WAF's rate rule per client address. No token or tenant is involved, so no 401, and a
+ * 403 can only be the origin check.
+ */
+export const publicProblemResponses: Record<number, ProblemResponse> = {
+  400: problemResponses[400]!,
+  403: {
+    name: 'OriginNotVerified',
+    description: 'In the cloud, a request that did not come through the public address (`origin_not_verified`).',
+  },
+  413: problemResponses[413]!,
+  415: problemResponses[415]!,
+  429: problemResponses[429]!,
+  503: problemResponses[503]!,
+};
+
+/** The standard responses an operation of this access gets unless it describes the status itself. */
+export const chainProblemResponses = (access: 'member' | 'public'): Record<number, ProblemResponse> =>
+  access === 'member' ? problemResponses : publicProblemResponses;
+
+/** Every standard response once, for `components.responses`. */
+export const standardProblemResponses = (): ProblemResponse[] => [
+  ...new Map([...Object.values(problemResponses), ...Object.values(publicProblemResponses)].map((response) => [response.name, response])).values(),
+];

@@ -11,6 +11,8 @@ export const DUE_SHARDS = 4;
 export const OUTBOX_SHARDS = 4;
 /** The due index's partitions are `DUE#<shard>`. */
 export const DUE_PARTITION_PREFIX = 'DUE#';
+/** The sparse index partition of active provider connections (a few per tenant). */
+export const ACTIVE_CONNECTIONS_PARTITION = 'PCONN#ACTIVE';
 
 export const keys = {
   tenant: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'TENANT' }),
@@ -28,6 +30,11 @@ export const keys = {
    */
   invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${parseInt(intentId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${intentId}` }),
   invoiceReconcilePartition: (shard: number) => `INVDUE#${shard}`,
+  /**
+   * gsi2 (sparse): the active billing provider connections of every tenant, for the hourly import.
+   * Only active connections carry it (a revoke rewrites the item without it), so no Scan is needed.
+   */
+  activeConnection: (tenantId: string, connectionId: string) => ({ gsi2pk: ACTIVE_CONNECTIONS_PARTITION, gsi2sk: `${tenantId}#${connectionId}` }),
   vehicle: (tenantId: string, vehicleId: string) => ({ pk: tenantPk(tenantId), sk: `VEHICLE#${vehicleId}` }),
   vehiclePrefix: 'VEHICLE#',
   /** Guards plate uniqueness inside a tenant: written and removed with the vehicle. */
@@ -48,6 +55,7 @@ export const keys = {
   /** Fixed one-minute window of requests per tenant, for the 429 rate limit. */
   rateWindow: (tenantId: string, minute: number) => ({ pk: `RATE#${tenantId}`, sk: String(minute) }),
   /** Fixed one-minute window of one token subject's refused requests (not a member), for its own 429. */
+  noticeRateWindow: (sourceAddress: string, minute: number) => ({ pk: `RATE#NOTICE#${sourceAddress}`, sk: String(minute) }),
   refusedRateWindow: (subjectHash: string, minute: number) => ({ pk: `RATE#SUB#${subjectHash}`, sk: String(minute) }),
   /** A webhook destination; a tenant's destinations are read together by the fan-out. */
   webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
@@ -77,6 +85,25 @@ export const keys = {
   /** A billing-provider connection; a tenant's connections are listed oldest first. */
   providerConnection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `CONN#${connectionId}` }),
   providerConnectionPrefix: 'CONN#',
+  /** An import of a connection; a connection's imports are listed oldest first (UUIDv7 ids). */
+  providerImport: (tenantId: string, connectionId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${connectionId}#${importId}` }),
+  providerImportPrefix: (connectionId: string) => `IMPORT#${connectionId}#`,
+  /** Held while an import of the connection is queued or running: one at a time. */
+  importLock: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORTLOCK#${connectionId}` }),
+  /**
+   * A canonical record, one partition per connection and stream. The id is derived from the
+   * externalId (recordId), so the record of an externalId is found with one GetItem.
+   */
+  canonicalRecord: (tenantId: string, connectionId: string, stream: string, recordId: string) => ({ pk: `${tenantPk(tenantId)}#REC#${connectionId}#${stream}`, sk: `R#${recordId}` }),
+  canonicalRecordPartition: (tenantId: string, connectionId: string, stream: string) => `${tenantPk(tenantId)}#REC#${connectionId}#${stream}`,
+  canonicalRecordPrefix: 'R#',
+  /** A version conflict of a connection, oldest first. */
+  recordConflict: (tenantId: string, connectionId: string, conflictId: string) => ({ pk: `${tenantPk(tenantId)}#CONFLICT#${connectionId}`, sk: `C#${conflictId}` }),
+  recordConflictPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#CONFLICT#${connectionId}`,
+  recordConflictPrefix: 'C#',
+  /** The connections that imported a provider company, for its notices (which name the company only). */
+  providerCompanyConnection: (origin: string, clientCode: string, tenantId: string, connectionId: string) => ({ pk: `PCOMPANY#${origin}#${clientCode}`, sk: `${tenantId}#${connectionId}` }),
+  providerCompanyPartition: (origin: string, clientCode: string) => `PCOMPANY#${origin}#${clientCode}`,
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**

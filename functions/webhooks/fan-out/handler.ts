@@ -24,10 +24,11 @@ const queueIfFresh = async (tenantId: string, deliveryId: string): Promise<void>
  */
 const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
   if (event.target) return queueIfFresh(event.tenantId, event.target.deliveryId);
-  const endpoints = (await listEndpointRecords(event.tenantId)).filter((e) => e.state === 'active' && e.eventTypes.includes(event.type as never));
+  const readAt = new Date();
+  const endpoints = (await listEndpointRecords(event.tenantId, { consistent: true })).filter((e) => e.state === 'active' && e.eventTypes.includes(event.type as never));
   await Promise.all(
     endpoints.map(async (endpoint) => {
-      const delivery = newDelivery(event, endpoint.id, now);
+      const delivery = newDelivery(event, { record: endpoint, readAt }, now);
       try {
         await table().send(new PutCommand(putNewDelivery(delivery).item.Put!));
       } catch (error) {

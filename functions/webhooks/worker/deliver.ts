@@ -2,15 +2,15 @@ import { epochSeconds, nowIso } from '../../../shared/clock.ts';
 import { logger } from '../../../shared/logger.ts';
 import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
 import type { DeliveryRecord } from '../delivery-record.ts';
-import { signingSecrets, type EndpointRecord } from '../endpoint-record.ts';
-import { findEndpointRecord } from '../endpoints.ts';
+import { signingSecrets, type DestinationSnapshot } from '../endpoint-record.ts';
 import { webhookSettings } from '../settings.ts';
 import { systemResolver, type Resolver } from '../transport/resolver.ts';
 import { sendAttempt, type AttemptResult } from '../transport/send-attempt.ts';
 import { signPayload, webhookHeaders } from '../transport/signature.ts';
 import { disableIfFailing } from './auto-disable.ts';
 import { claimDelivery } from './claim.ts';
-import { failureCountChange, moveFailureCount, recordAttempt, settle } from './record-attempt.ts';
+import { destinationFor } from './destination.ts';
+import { failureCountChange, recordAttempt, settle, type CountChange } from './record-attempt.ts';
 import { enqueueAfter } from './schedule.ts';
 
 let resolver: Resolver = systemResolver;
@@ -30,11 +30,12 @@ const disabledResult = (now: Date): AttemptResult => ({
 });
 
 /** One signed POST of the stored body; the webhook id is the notification's, the same on every attempt. */
-const attempt = async (record: DeliveryRecord, endpoint: EndpointRecord, now: Date): Promise<AttemptResult> => {
+const attempt = async (record: DeliveryRecord, destination: DestinationSnapshot, now: Date): Promise<AttemptResult> => {
   const timestamp = epochSeconds(new Date());
-  const signature = signPayload(await signingSecrets(endpoint, now), record.eventId, timestamp, record.payload);
+  const secrets = await signingSecrets({ ...destination, tenantId: record.tenantId, id: record.endpointId }, now);
+  const signature = signPayload(secrets, record.eventId, timestamp, record.payload);
   return sendAttempt({
-    url: endpoint.url,
+    url: destination.url,
     body: record.payload,
     headers: webhookHeaders(record.eventId, timestamp, signature),
     allowPrivate: webhookSettings.allowPrivateDestinations,
@@ -42,8 +43,16 @@ const attempt = async (record: DeliveryRecord, endpoint: EndpointRecord, now: Da
   });
 };
 
+/** The copy kept on the delivery after the record: its count as this record leaves it. */
+const keptCopy = (destination: DestinationSnapshot, change: CountChange | null): DestinationSnapshot =>
+  change ? { ...destination, consecutiveFailures: change === 'add' ? destination.consecutiveFailures + 1 : 0 } : destination;
+
 /**
- * The worker's whole job for one queue message: claim, attempt, record, schedule the next.
+ * The worker's whole job for one queue message: claim, attempt, record, schedule the next. Two
+ * table calls: the claim (which returns the delivery and the destination copy it carries) and
+ * the record (with the failure count when it moves); a third, a read of the destination, only
+ * when the copy is older than `destinationSnapshotSeconds`; and the disabling transaction when
+ * this death brings the destination to 20.
  * A message for a delivery that is not due (early, or already taken) is dropped; if it is early
  * it goes back on the queue for the rest of its wait.
  */
@@ -55,16 +64,16 @@ export const processDelivery = async (message: DeliveryMessage, now = new Date()
     return;
   }
   const { record, leaseToken } = claim;
-  const endpoint = await findEndpointRecord(record.tenantId, record.endpointId);
+  const destination = await destinationFor(record, now);
+  const copy = destination?.snapshot;
   // A test notification goes out even to a disabled destination: it is how one checks a repair.
-  const usable = endpoint && (endpoint.state === 'active' || record.eventType === 'webhook.test');
-  const result = usable ? await attempt(record, endpoint, now) : disabledResult(now);
+  const usable = copy && (copy.state === 'active' || record.eventType === 'webhook.test');
+  const result = usable ? await attempt(record, copy, now) : disabledResult(now);
   const settledAt = new Date();
   const settlement = settle(record, result);
-  await recordAttempt(record, leaseToken, result, settlement, settledAt);
+  const change = copy ? failureCountChange(record, settlement, copy.consecutiveFailures) : null;
+  const recorded = await recordAttempt(record, leaseToken, result, settlement, settledAt, { countChange: change, snapshot: destination?.read ? keptCopy(destination.snapshot, change) : undefined });
   logger.info('webhook attempt', { deliveryId: record.id, attemptNo: settlement.attemptNo, outcome: result.outcome, status: result.statusCode, state: settlement.state });
-  const change = endpoint ? failureCountChange(record, settlement, endpoint.consecutiveFailures) : null;
-  if (change) await moveFailureCount(record, change);
-  if (change === 'add') await disableIfFailing(endpoint!, settledAt);
+  if (recorded.reachedDisableLimit) await disableIfFailing({ tenantId: record.tenantId, id: record.endpointId, url: copy!.url }, settledAt);
   if (settlement.delaySeconds !== null) await enqueueAfter(message, settlement.delaySeconds, settlement.attemptNo + 1, settledAt);
 };

@@ -1,14 +1,15 @@
-import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../../shared/clock.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { StateConflictError } from '../../../shared/errors.ts';
 import type { DeliveryRecord } from '../delivery-record.ts';
+import type { DestinationSnapshot } from '../endpoint-record.ts';
 import type { AttemptLogEntry, DeliveryState } from '../schemas.ts';
-import { ATTEMPT_LOG_FIRST, ATTEMPT_LOG_MAX, webhookSettings } from '../settings.ts';
+import { ATTEMPT_LOG_FIRST, ATTEMPT_LOG_MAX, DISABLE_AFTER_DEAD_DELIVERIES, webhookSettings } from '../settings.ts';
 import type { AttemptResult } from '../transport/send-attempt.ts';
 import { nextDelaySeconds } from './schedule.ts';
 
@@ -43,13 +44,17 @@ export const appendToLog = (log: AttemptLogEntry[], omitted: number, entry: Atte
   return { log: [...next.slice(0, ATTEMPT_LOG_FIRST), ...next.slice(ATTEMPT_LOG_FIRST + dropped)], omitted: omitted + dropped };
 };
 
-/**
- * Records the attempt and the delivery's new state, on condition that this worker still holds
- * the lease. The delivery alone: a write that also touched the destination could fail on a
- * concurrent change of the destination, and then a POST that was made would be neither logged
- * nor settled, and would be made again.
- */
-export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, result: AttemptResult, settlement: Settlement, now: Date): Promise<{ nextAttemptAt: string | null }> => {
+export type CountChange = 'add' | 'reset';
+
+export interface RecordOptions {
+  /** How the destination's failure count moves with this record, if at all. */
+  countChange?: CountChange | null;
+  /** A destination copy this attempt read, kept on the delivery for its next attempts. */
+  snapshot?: DestinationSnapshot;
+}
+
+/** The delivery's write: the attempt, its log and the new state, if this worker still holds the lease. */
+const deliveryUpdate = (record: DeliveryRecord, leaseToken: string, result: AttemptResult, settlement: Settlement, now: Date, snapshot?: DestinationSnapshot) => {
   const at = nowIso(now);
   const nextAttemptAt = settlement.delaySeconds === null ? null : nowIso(new Date(now.getTime() + settlement.delaySeconds * 1000));
   const entry: AttemptLogEntry = {
@@ -77,6 +82,10 @@ export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, 
   };
   let update =
     'SET #state = :state, attempts = :attempts, lastAttemptAt = :started, lastStatus = :status, lastOutcome = :outcome, nextAttemptAt = :next, succeededAt = :succeeded, deadAt = :dead, attemptLog = :log, attemptLogOmitted = :omitted';
+  if (snapshot) {
+    values[':destination'] = snapshot;
+    update += ', destination = :destination';
+  }
   if (nextAttemptAt) {
     const due = keys.deliveryDue(record.id, nextAttemptAt);
     Object.assign(values, { ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk });
@@ -84,30 +93,87 @@ export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, 
   } else {
     update += ' REMOVE leaseToken, leaseUntil, gsi2pk, gsi2sk';
   }
-  const command = new UpdateCommand({
-    TableName: tableName(),
-    Key: keys.delivery(record.tenantId, record.id),
-    UpdateExpression: update,
-    ConditionExpression: 'leaseToken = :token',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: values,
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  });
-  // The POST is made: a record that fails for a passing reason (timeout, throttling) is tried
-  // again while the lease still has time, or the sweeper would make the attempt a second time.
+  return {
+    nextAttemptAt,
+    update: {
+      TableName: tableName(),
+      Key: keys.delivery(record.tenantId, record.id),
+      UpdateExpression: update,
+      ConditionExpression: 'leaseToken = :token',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    },
+  };
+};
+
+/**
+ * The destination's failure count moves; it sets no version, as a count is not a change made by
+ * the company. An `add` that would reach the disabling count fails its condition first, so the
+ * worker learns, in the same call, that this death is the one that disables: only that one
+ * makes the disabling transaction.
+ */
+const countUpdate = (record: DeliveryRecord, change: CountChange | 'add-reaching-limit') => ({
+  TableName: tableName(),
+  Key: keys.webhookEndpoint(record.tenantId, record.endpointId),
+  UpdateExpression: change === 'reset' ? 'SET consecutiveFailures = :zero' : 'ADD consecutiveFailures :one',
+  ConditionExpression: change === 'add' ? 'attribute_exists(pk) AND consecutiveFailures < :last' : 'attribute_exists(pk)',
+  ExpressionAttributeValues: change === 'reset' ? { ':zero': 0 } : change === 'add' ? { ':one': 1, ':last': DISABLE_AFTER_DEAD_DELIVERIES - 1 } : { ':one': 1 },
+  ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+});
+
+/** Which write's condition failed (0 the delivery, 1 the destination) and the item as it was. */
+const failedCondition = (error: unknown): { index: number; old?: Record<string, unknown> } | undefined => {
+  if (error instanceof ConditionalCheckFailedException) return { index: 0, old: error.Item ? unmarshall(error.Item) : undefined };
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  const index = (error.CancellationReasons ?? []).findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+  if (index < 0) return undefined;
+  const item = error.CancellationReasons![index].Item;
+  return { index, old: item ? unmarshall(item) : undefined };
+};
+
+/**
+ * Records the attempt and the delivery's new state, on condition that this worker still holds
+ * the lease, in one write: the delivery alone, or, when the destination's failure count moves,
+ * the delivery and the count in one transaction, so a crash can neither count an attempt
+ * without recording it nor record it without counting it. A transaction that meets a
+ * concurrent one on the destination (a PATCH) is cancelled whole and tried again, as is any
+ * write that fails for a passing reason: the POST is made, and a record left undone would let
+ * the sweeper make it again once the lease runs out.
+ */
+export const recordAttempt = async (
+  record: DeliveryRecord,
+  leaseToken: string,
+  result: AttemptResult,
+  settlement: Settlement,
+  now: Date,
+  options: RecordOptions = {},
+): Promise<{ nextAttemptAt: string | null; reachedDisableLimit: boolean }> => {
+  const { update, nextAttemptAt } = deliveryUpdate(record, leaseToken, result, settlement, now, options.snapshot);
+  let change: CountChange | 'add-reaching-limit' | null = options.countChange ?? null;
+  const done = () => ({ nextAttemptAt, reachedDisableLimit: change === 'add-reaching-limit' });
   const giveUpAt = Date.now() + (webhookSettings.leaseSeconds * 1000) / 2;
   for (let tries = 1; ; tries++) {
     try {
-      await table().send(command);
-      return { nextAttemptAt };
+      if (change) {
+        await table().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: countUpdate(record, change) }] }));
+      } else {
+        await table().send(new UpdateCommand(update));
+      }
+      return done();
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      const failed = failedCondition(error);
+      if (failed?.index === 1) {
+        // The destination is gone (nothing to count), or this death brings it to the limit.
+        change = failed.old && change === 'add' ? 'add-reaching-limit' : null;
+        continue;
+      }
+      if (failed) {
         // An earlier try that timed out may have been written after all: then it is recorded.
-        const old = error.Item ? unmarshall(error.Item) : undefined;
-        if (tries > 1 && old?.attempts === settlement.attemptNo && old?.lastAttemptAt === result.startedAt) return { nextAttemptAt };
+        if (tries > 1 && failed.old?.attempts === settlement.attemptNo && failed.old?.lastAttemptAt === result.startedAt) return done();
         throw new StateConflictError('The attempt lease was lost to another worker.', 'lease_lost');
       }
-      const wait = Math.min(2_000, 100 * 2 ** tries);
+      const wait = Math.min(2_000, 100 * 2 ** tries) * (0.5 + Math.random() / 2);
       if (Date.now() + wait > giveUpAt) throw error;
       logger.warn('webhook attempt not recorded yet; trying again', { deliveryId: record.id, tries, error: error as Error });
       await new Promise((resolve) => setTimeout(resolve, wait));
@@ -116,40 +182,10 @@ export const recordAttempt = async (record: DeliveryRecord, leaseToken: string, 
 };
 
 /** How the destination's failure count moves after a settled attempt, if at all. */
-export const failureCountChange = (record: DeliveryRecord, settlement: Settlement, failuresBefore: number): 'add' | 'reset' | null => {
+export const failureCountChange = (record: DeliveryRecord, settlement: Settlement, failuresBefore: number): CountChange | null => {
   if (settlement.countsAsFailure) return 'add';
   // A success writes the destination only when it has failures to forget: otherwise every
   // success would write one hot item. A test notification never moves the count.
   if (settlement.state === 'succeeded' && failuresBefore > 0 && record.eventType !== 'webhook.test') return 'reset';
   return null;
-};
-
-const COUNT_TRIES = 5;
-
-/**
- * Moves the destination's failure count, after the attempt is recorded. It is its own write,
- * retried when it meets a concurrent transaction on the destination (a PATCH with its
- * idempotency record); it sets no version, as a count is not a change made by the company.
- */
-export const moveFailureCount = async (record: DeliveryRecord, change: 'add' | 'reset'): Promise<void> => {
-  const command = new UpdateCommand({
-    TableName: tableName(),
-    Key: keys.webhookEndpoint(record.tenantId, record.endpointId),
-    UpdateExpression: change === 'add' ? 'ADD consecutiveFailures :one' : 'SET consecutiveFailures = :zero',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: change === 'add' ? { ':one': 1 } : { ':zero': 0 },
-  });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await table().send(command);
-      return;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return; // the destination is gone
-      if (!(error instanceof TransactionConflictException) || attempt >= COUNT_TRIES) {
-        logger.error('webhook failure count not updated', { deliveryId: record.id, endpointId: record.endpointId, change, error: error as Error });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * Math.random()));
-    }
-  }
 };

@@ -1,16 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { checkDelaySeconds, messageBody, type DeliveryMessage, type QueuePort } from '../../../shared/ports/queue.ts';
+import { checkDelaySeconds, messageBody, type DeliveryMessage } from '../../../shared/ports/queue.ts';
 import type { Journal } from './journal.ts';
 
 export type QueueConsumer = (event: SQSEvent) => Promise<void | SQSBatchResponse>;
 
-export interface LocalQueueOptions {
+export interface LocalQueueOptions<M = DeliveryMessage> {
   consumer: QueueConsumer;
   batchSize?: number;
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
-  onDeadLetter?: (message: DeliveryMessage, record: SQSRecord) => void;
+  onDeadLetter?: (message: M, record: SQSRecord) => void;
+  /** What goes on the wire. @default the webhook message's two ids */
+  encode?: (message: M) => string;
+  /** The queue's name in the records' eventSourceARN. @default webhook-attempts */
+  name?: string;
   pollMs?: number;
   /** Batches handed over at once, as the event source mapping's concurrency. */
   maxConcurrency?: number;
@@ -37,22 +41,20 @@ export type QueueJournalEntry = { put: Omit<Stored, 'lastRecord'> } | { delete: 
 
 const stored = ({ lastRecord: _lastRecord, ...rest }: Stored): Omit<Stored, 'lastRecord'> => rest;
 
-const EVENT_SOURCE_ARN = 'arn:aws:sqs:local:000000000000:webhook-attempts';
-
 /**
  * SQS and Lambda's event source mapping in one process: delays, batches, visibility timeout,
  * partial batch responses and a redrive to a dead-letter list. With a journal, messages persist
  * across a crash as in SQS: one sent, or received and not deleted, is received again after the
  * restart (once its delay or visibility timeout has passed).
  */
-export class LocalQueue implements QueuePort {
-  private readonly options: Required<Omit<LocalQueueOptions, 'onDeadLetter' | 'journal'>> & Pick<LocalQueueOptions, 'onDeadLetter' | 'journal'>;
+export class LocalQueue<M = DeliveryMessage> {
+  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>;
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
   private readonly batches = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
 
-  constructor(options: LocalQueueOptions) {
+  constructor(options: LocalQueueOptions<M>) {
     this.options = {
       batchSize: 10,
       visibilityTimeoutSeconds: 60,
@@ -60,6 +62,8 @@ export class LocalQueue implements QueuePort {
       pollMs: 50,
       maxConcurrency: 5,
       onError: (error) => console.error('local queue consumer failed:', (error as Error)?.message ?? error),
+      encode: (message: M) => messageBody(message as DeliveryMessage),
+      name: 'webhook-attempts',
       ...options,
     };
     this.restore();
@@ -85,14 +89,17 @@ export class LocalQueue implements QueuePort {
     this.options.journal?.rewrite([...[...this.messages.values()].map((m) => ({ put: stored(m) })), ...this.dead.map((m) => ({ dead: stored(m) }))]);
   }
 
-  async send(message: DeliveryMessage, delaySeconds = 0): Promise<void> {
+  async send(message: M, delaySeconds = 0): Promise<void> {
     const delay = checkDelaySeconds(delaySeconds);
     const now = Date.now();
     const messageId = randomUUID();
-    const m: Stored = { messageId, body: messageBody(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 };
+    const m: Stored = { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 };
     // Kept before send returns: a message the sender saw accepted survives a crash right after.
     this.options.journal?.append({ put: m });
     this.messages.set(messageId, m);
+    // As a long-polling consumer would, a running queue hands a message that is visible at once
+    // over without waiting for the next poll.
+    if (delay === 0 && this.timer) setImmediate(() => this.poll());
   }
 
   start(): void {
@@ -155,7 +162,7 @@ export class LocalQueue implements QueuePort {
     this.messages.delete(m.messageId);
     this.dead.push(m);
     try {
-      this.options.onDeadLetter?.(JSON.parse(m.body) as DeliveryMessage, m.lastRecord!);
+      this.options.onDeadLetter?.(JSON.parse(m.body) as M, m.lastRecord!);
     } catch (error) {
       this.options.onError(error);
     }
@@ -175,7 +182,7 @@ export class LocalQueue implements QueuePort {
       messageAttributes: {},
       md5OfBody: createHash('md5').update(m.body).digest('hex'),
       eventSource: 'aws:sqs',
-      eventSourceARN: EVENT_SOURCE_ARN,
+      eventSourceARN: `arn:aws:sqs:local:000000000000:${this.options.name}`,
       awsRegion: process.env.AWS_REGION ?? 'us-east-1',
     };
   }

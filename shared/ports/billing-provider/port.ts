@@ -128,6 +128,12 @@ export interface PageRequest {
 
 export const PAGE_LIMIT = 50;
 
+/** The stock list's filters (`variantid`, `officeid`): a notice names one variant's stock. */
+export interface StockFilter {
+  variantId?: string;
+  officeId?: string;
+}
+
 export interface IssueDocumentInput {
   documentTypeId: string;
   officeId: string;
@@ -177,7 +183,9 @@ export interface BillingProvider {
   listTaxes(session: ProviderSession, page?: PageRequest): Promise<Page<Tax>>;
   listDocumentTypes(session: ProviderSession, page?: PageRequest): Promise<Page<DocumentType>>;
   listVariants(session: ProviderSession, page?: PageRequest): Promise<Page<Variant>>;
-  listStocks(session: ProviderSession, page?: PageRequest): Promise<Page<StockLevel>>;
+  listStocks(session: ProviderSession, page?: PageRequest, filter?: StockFilter): Promise<Page<StockLevel>>;
+  /** One variant (`GET /v1/variants/{id}.json`); undefined when the provider has none (404). */
+  getVariant(session: ProviderSession, variantId: string): Promise<Variant | undefined>;
   listClients(session: ProviderSession, page?: PageRequest): Promise<Page<Client>>;
   listContacts(session: ProviderSession, clientId: string, page?: PageRequest): Promise<Page<Contact>>;
   /** Sends a document once per salesId: a repeat answers the earlier document (`created: false`). */

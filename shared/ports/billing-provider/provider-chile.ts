@@ -12,6 +12,7 @@ import {
   type ProviderGrant,
   type ProviderReturn,
   type ProviderSession,
+  type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 
@@ -126,7 +127,21 @@ export class ProviderChile implements BillingProvider {
   listTaxes = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/taxes.json', shapes.readTax, page);
   listDocumentTypes = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/document_types.json', shapes.readDocumentType, page);
   listVariants = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/variants.json', shapes.readVariant, page);
-  listStocks = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/stocks.json', shapes.readStock, page);
+  listStocks = (session: ProviderSession, page?: PageRequest, filter: StockFilter = {}) =>
+    this.page(session, '/v1/stocks.json', shapes.readStock, page, {
+      ...(filter.variantId ? { variantid: filter.variantId } : {}),
+      ...(filter.officeId ? { officeid: filter.officeId } : {}),
+    });
+
+  async getVariant(session: ProviderSession, variantId: string) {
+    try {
+      const { body } = await this.api(session, 'GET', `/v1/variants/${encodeURIComponent(variantId)}.json`);
+      return shapes.readVariant(body);
+    } catch (error) {
+      if (error instanceof ProviderRefusedError && error.providerStatus === 404) return undefined;
+      throw error;
+    }
+  }
   listClients = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/clients.json', shapes.readClient, page);
   listContacts = (session: ProviderSession, clientId: string, page?: PageRequest) =>
     this.page(session, `/v1/clients/${encodeURIComponent(clientId)}/contacts.json`, shapes.readContact, page);

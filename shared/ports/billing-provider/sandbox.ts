@@ -14,6 +14,7 @@ import {
   type ProviderGrant,
   type ProviderReturn,
   type ProviderSession,
+  type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 import { sandboxData } from './sandbox-data.ts';
@@ -21,6 +22,10 @@ import { sandboxData } from './sandbox-data.ts';
 /** The sandbox's consent page hands out codes of this form; nothing else is accepted. */
 const CODE = /^sbx\.([0-9]{1,9}-[0-9K])\.([0-9a-f]{16,64})$/;
 const TOKEN = /^sandbox\.([0-9]{1,9}-[0-9K])\.[0-9a-f]{32}$/;
+
+const relationId = (value: unknown): string => String((value as { id?: unknown } | undefined)?.id ?? '');
+const matchesStock = (stock: Record<string, unknown>, filter: StockFilter): boolean =>
+  (!filter.variantId || relationId(stock.variant) === filter.variantId) && (!filter.officeId || relationId(stock.office) === filter.officeId);
 
 export const sandboxCode = (clientCode: string): string => `sbx.${clientCode}.${randomBytes(16).toString('hex')}`;
 
@@ -131,7 +136,15 @@ export class SandboxProvider implements BillingProvider {
   listTaxes = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).taxes, shapes.readTax, p);
   listDocumentTypes = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).documentTypes, shapes.readDocumentType, p);
   listVariants = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).variants, shapes.readVariant, p);
-  listStocks = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).stocks, shapes.readStock, p);
+  listStocks = (s: ProviderSession, p?: PageRequest, filter: StockFilter = {}) =>
+    this.page(s, (c) => sandboxData(c).stocks.filter((stock) => matchesStock(stock, filter)), shapes.readStock, p);
+
+  getVariant(session: ProviderSession, variantId: string) {
+    return this.run('list', () => {
+      const raw = sandboxData(this.clientCodeOf(session)).variants.find((v) => String(v.id) === variantId);
+      return raw ? shapes.readVariant(raw) : undefined;
+    });
+  }
   listClients = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).clients, shapes.readClient, p);
   listContacts = (s: ProviderSession, clientId: string, p?: PageRequest) =>
     this.page(s, (c) => sandboxData(c).clients.find((client) => String(client.id) === clientId)?.contacts ?? [], shapes.readContact, p);

@@ -95,4 +95,15 @@ export const integrationFixtures = {
       return { member: w.admin, method: 'PUT', path: `/v1/integrations/connections/${connection.id}/issue-settings`, body: { version: connection.version + 1, ...settings }, status: 409 };
     },
   },
+  startImport: {
+    prepare: async (w: IntegrationWorld) => {
+      const connection = await sandboxConnection(w);
+      return { member: w.admin, method: 'POST', path: `/v1/integrations/connections/${connection.id}/imports`, body: {}, status: 202, resourceId: (r: ApiResponse) => r.body.id };
+    },
+    refuse: async (w: IntegrationWorld) => {
+      const connection = await sandboxConnection(w);
+      ok(await w.tenant.call(w.admin, 'POST', `/v1/integrations/connections/${connection.id}/revoke`, { body: { version: connection.version } }), 200);
+      return { member: w.admin, method: 'POST', path: `/v1/integrations/connections/${connection.id}/imports`, body: {}, status: 409 };
+    },
+  },
 };

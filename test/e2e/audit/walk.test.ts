@@ -45,10 +45,22 @@ const storedEntries = async (): Promise<Record<string, any>[]> => {
   return items;
 };
 
-/** The entries written between the snapshot and now. */
+/**
+ * The entries members' requests wrote between the snapshot and now. Work a request hands to a job
+ * (an import's pages) writes its own entries as the system, at its own pace: those are held by
+ * the job's tests (test/e2e/records), not counted here.
+ */
 const snapshot = async () => {
   const before = new Set((await storedEntries()).map((item) => item.id));
-  return async () => (await storedEntries()).filter((item) => !before.has(item.id));
+  return async () => (await storedEntries()).filter((item) => !before.has(item.id) && item.actorId !== SYSTEM_ACTOR_ID);
+};
+
+/**
+ * Mutating operations whose entries are not a member's, with the test that holds them instead: a
+ * public operation has no member to act, and its body is the sender's, never refused.
+ */
+const auditedElsewhere: Record<string, string> = {
+  receiveProviderNotice: 'test/e2e/records/imports-provider.test.ts: a notice that changes records writes one system entry naming the connection',
 };
 
 const mutating = (): { method: string; path: string; operationId: string }[] => {
@@ -56,7 +68,8 @@ const mutating = (): { method: string; path: string; operationId: string }[] => 
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => ['post', 'put', 'patch', 'delete'].includes(method))
-      .map(([method, operation]) => ({ method: method.toUpperCase(), path, operationId: operation.operationId })),
+      .map(([method, operation]) => ({ method: method.toUpperCase(), path, operationId: operation.operationId }))
+      .filter((op) => !auditedElsewhere[op.operationId]),
   );
 };
 
@@ -64,6 +77,11 @@ const idempotentIds = new Set(allOperations().flatMap((op) => (op.access === 'me
 const entryAttributes = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'entity', 'id', 'tenantId', 'actorId', 'requestId', 'resourceId', 'action', 'outcome', 'createdAt', 'expiresAt'];
 
 describe('the walk covers the OpenAPI document', () => {
+  it('leaves out only operations that exist', () => {
+    const ids = new Set(allOperations().map((op) => op.operationId));
+    expect(Object.keys(auditedElsewhere).filter((id) => !ids.has(id))).toEqual([]);
+  });
+
   it('has a fixture for every mutating operation, and none for an operation that is gone', () => {
     const ids = mutating().map((op) => op.operationId);
     expect(ids.length).toBeGreaterThan(15);

@@ -31,6 +31,8 @@ export interface ProviderFake {
   details(accessToken: string, documentId: number): FakeDocumentDetail[];
   /** What the company's next documents report in `informedSii` (0 accepted, 1 sent, 2 rejected). */
   setInformedSii(clientCode: string, value: 0 | 1 | 2): void;
+  /** The company's live catalogue: a test changes it to change what the provider answers. */
+  catalogue(clientCode: string): FakeCatalogue;
   requests: { method: string; path: string; status: number }[]; // every request served; status 0 if never answered
   setRateLimit(perSecond: number | null): void; // 429 above it (default 10/s per token, null = off)
   stop(): Promise<void>;
@@ -100,6 +102,11 @@ export async function startProviderFake(options: ProviderFakeOptions = {}): Prom
       const found = byCode.get(clientCode);
       if (!found) throw new Error(`no company ${clientCode} at the provider fake`);
       found.informedSii = value;
+    },
+    catalogue(clientCode) {
+      const found = byCode.get(clientCode);
+      if (!found) throw new Error(`no company ${clientCode} at the provider fake`);
+      return found.catalogue;
     },
     requests,
     setRateLimit(perSecond) {

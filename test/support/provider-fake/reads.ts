@@ -67,7 +67,12 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
     case '/v1/documents.json':
       return page(url, base, documentList(account, url));
   }
-  let match = /^\/v1\/clients\/(\d+)\/contacts\.json$/.exec(path);
+  let match = /^\/v1\/variants\/(\d+)\.json$/.exec(path);
+  if (match) {
+    const variant = catalogue.variants.find((v) => v.id === Number(match![1])) ?? fail(404, 'variant not found');
+    return { href: `${base}/v1/variants/${variant.id}.json`, ...served(variant, ['version', 'product']), product: relation(base, 'products', variant.product.id) };
+  }
+  match = /^\/v1\/clients\/(\d+)\/contacts\.json$/.exec(path);
   if (match) {
     const client = catalogue.clients.find((c) => c.id === Number(match![1])) ?? fail(404, 'client not found');
     return page(url, base, byId(client.contacts ?? []).map((c) => ({ href: `${base}/v1/clients/${client.id}/contacts/${c.id}.json`, ...c })));

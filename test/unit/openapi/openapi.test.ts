@@ -3,6 +3,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { allOperations } from '../../../functions/index.ts';
+import { handler as metaHandler } from '../../../functions/meta/handler.ts';
 import { BadRequestError, IdempotencyInProgressError, RateLimitedError, ValidationError, VersionMismatchError } from '../../../shared/errors.ts';
 import { defineOperation, definePublicOperation, routeKey, type AnyOperation } from '../../../shared/http/operation.ts';
 import { problemResult } from '../../../shared/http/problem.ts';
@@ -76,6 +77,21 @@ describe('the OpenAPI document', () => {
     expect(document.tags.map((tag: Json) => tag.name)).toEqual([...new Set(allOperations().map((o) => o.tag))]);
   });
 
+  it('describes every tag, and an undescribed tag does not compile', () => {
+    for (const tag of document.tags) expect(tag.description, tag.name).toMatch(/\w{3}/);
+    const withUndescribedTag = definePublicOperation({
+      operationId: 'getUndescribed',
+      method: 'GET',
+      path: '/v1/undescribed',
+      summary: 'An operation of an area shared/openapi/tags.ts does not know',
+      // @ts-expect-error: `npm test` runs tsc, which fails if this ever compiles.
+      tag: 'Undescribed',
+      responses: { 200: { description: 'Something' } },
+      handle: async () => ({ status: 200 }),
+    });
+    expect(withUndescribedTag.tag).toBe('Undescribed');
+  });
+
   it('expresses every schema the operations use', () => {
     expect(buildDocument(allOperations()).gaps).toEqual([]);
   });
@@ -138,7 +154,41 @@ describe('the OpenAPI document', () => {
     const operation = operationAt(document, 'GET', '/v1/openapi.json');
     expect(operation.security).toEqual([]);
     expect(parametersOf(document, operation)).toEqual([]);
-    expect(Object.keys(operation.responses)).toEqual(['200']);
+    // No token is read, so no 401; a 403 can only be the origin check.
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '403', '413', '415', '429', '503']);
+    expect(operation.responses['403']).toEqual({ $ref: '#/components/responses/OriginNotVerified' });
+    expect(resolve(document, operation.responses['403']).description).toContain('origin_not_verified');
+  });
+
+  it('lists the 4xx the chain really gives a public operation', async () => {
+    const operation = operationAt(document, 'GET', '/v1/openapi.json');
+    const sent = async (body: string, contentType: string) => {
+      const event = {
+        version: '2.0',
+        routeKey: 'GET /v1/openapi.json',
+        rawPath: '/v1/openapi.json',
+        rawQueryString: '',
+        headers: { 'content-type': contentType },
+        requestContext: { requestId: `lint-${contentType}-${body.length}`, http: { method: 'GET', path: '/v1/openapi.json', sourceIp: '127.0.0.1' } },
+        body,
+        isBase64Encoded: false,
+      };
+      const result = await metaHandler(event as never, {} as never);
+      return { status: result.statusCode, code: JSON.parse(result.body as string).code };
+    };
+    const answers = [
+      await sent('{"not":"taken"}', 'application/json'),
+      await sent('{"not":', 'application/json'),
+      await sent('plain', 'text/plain'),
+      await sent(`"${'x'.repeat(300 * 1024)}"`, 'application/json'),
+    ];
+    expect(answers).toEqual([
+      { status: 400, code: 'unexpected_body' },
+      { status: 400, code: 'malformed_json' },
+      { status: 415, code: 'unsupported_media_type' },
+      { status: 413, code: 'payload_too_large' },
+    ]);
+    for (const { status, code } of answers) expect(Object.keys(operation.responses), code).toContain(String(status));
   });
 
   it('lists every status an authenticated operation can give, as problem+json', () => {
@@ -201,7 +251,7 @@ describe('building from other operations', () => {
     method: 'GET',
     path: '/t/{token}',
     summary: 'Tracking page',
-    tag: 'Tracking',
+    tag: 'Public tracking',
     responses: { 200: htmlPage, 404: { ...htmlPage, description: 'No such link' }, 429: { description: 'Too many requests' } },
     handle: async () => ({ status: 200, body: '<!doctype html>' }),
   });
@@ -213,7 +263,7 @@ describe('building from other operations', () => {
     method: 'PUT',
     path: '/v1/things/{id}',
     summary: 'Put a thing',
-    tag: 'Things',
+    tag: 'Fleet',
     permission: 'fleet.write',
     requiresMfa: true,
     params: v.strictObject({ id: v.pipe(v.string(), v.uuid()) }),
@@ -237,7 +287,10 @@ describe('building from other operations', () => {
   it('honours the declared responses of a public operation, including their media type', () => {
     const page = operationAt(doc, 'GET', '/t/{token}');
     expect(page.security).toEqual([]);
-    expect(Object.keys(page.responses)).toEqual(['200', '404', '429']);
+    // The declared statuses keep their own description and media type; the chain's own are added.
+    expect(Object.keys(page.responses)).toEqual(['200', '400', '403', '404', '413', '415', '429', '503']);
+    expect(page.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
+    expect(page.responses['401']).toBeUndefined();
     expect(page.responses['200'].content).toEqual({ 'text/html': { schema: { type: 'string' } } });
     expect(page.responses['404'].content).toEqual({ 'text/html': { schema: { type: 'string' } } });
     expect(page.responses['429'].content['application/problem+json']).toBeDefined();

@@ -1,0 +1,71 @@
+import { ProviderUnavailableError } from '../../../shared/ports/billing-provider/errors.ts';
+import { PAGE_LIMIT, type BillingProvider, type Contact, type Page, type ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
+import type { ImportStream } from '../api-schemas.ts';
+import { mapClient, mapStock, mapVariant } from '../provider-mapping.ts';
+import type { RecordFields } from '../record-schemas.ts';
+
+/** The provider answers about 10 requests a second per token (provider-chile.md); we stay under it. */
+const minIntervalMs = (): number => Number(process.env.IMPORT_PROVIDER_MIN_INTERVAL_MS ?? 110);
+/** 429s waited out in one delivery before the message is left to SQS's redelivery. */
+const MAX_RATE_WAITS = 8;
+/** More contacts than the record may hold make it invalid: reading one past the limit is enough. */
+const MAX_CONTACTS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const lastCall = new Map<string, number>();
+
+/**
+ * One provider call for a connection: spaced from the previous one (per container, where one
+ * message of an import runs at a time), and a 429 waited out for its Retry-After.
+ */
+export const providerCall = async <T>(connectionId: string, call: () => Promise<T>): Promise<T> => {
+  for (let waits = 0; ; waits++) {
+    const due = (lastCall.get(connectionId) ?? 0) + minIntervalMs();
+    const now = Date.now();
+    if (due > now) await sleep(due - now);
+    lastCall.set(connectionId, Date.now());
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= MAX_RATE_WAITS) throw error;
+      const seconds = Math.min(10, Number(error.headers['retry-after'] ?? 1) || 1);
+      await sleep(seconds * 1000);
+    }
+  }
+};
+
+export interface ObservedPage {
+  observations: RecordFields[];
+  /** Offset of the stream's next page; null after its last. */
+  nextOffset: number | null;
+}
+
+const contactsOf = async (provider: BillingProvider, session: ProviderSession, connectionId: string, clientId: string): Promise<Contact[]> => {
+  const contacts: Contact[] = [];
+  let offset: number | null = 0;
+  while (offset !== null && contacts.length <= MAX_CONTACTS) {
+    const at: number = offset;
+    const page: Page<Contact> = await providerCall(connectionId, () => provider.listContacts(session, clientId, { offset: at, limit: PAGE_LIMIT }));
+    contacts.push(...page.items);
+    offset = page.nextOffset;
+  }
+  return contacts;
+};
+
+/** One provider page of a stream, mapped (parties with their contacts, read apart). */
+export const readProviderPage = async (provider: BillingProvider, session: ProviderSession, connectionId: string, stream: ImportStream, offset: number): Promise<ObservedPage> => {
+  const request = { offset, limit: PAGE_LIMIT };
+  if (stream === 'variants') {
+    const page = await providerCall(connectionId, () => provider.listVariants(session, request));
+    return { observations: page.items.map(mapVariant), nextOffset: page.nextOffset };
+  }
+  if (stream === 'stock_levels') {
+    const page = await providerCall(connectionId, () => provider.listStocks(session, request));
+    return { observations: page.items.map(mapStock), nextOffset: page.nextOffset };
+  }
+  const page = await providerCall(connectionId, () => provider.listClients(session, request));
+  const observations: RecordFields[] = [];
+  for (const client of page.items) observations.push(mapClient(client, await contactsOf(provider, session, connectionId, client.id)));
+  return { observations, nextOffset: page.nextOffset };
+};

@@ -1,0 +1,24 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { logger } from '../../../shared/logger.ts';
+import type { ImportMessage } from '../../../shared/ports/import-queue.ts';
+import { runImportPage } from './run-page.ts';
+
+/**
+ * The import queue's consumer (ReportBatchItemFailures). Each message is one page of one import;
+ * a message that fails comes back after its visibility timeout, and the import's step makes the
+ * repeat harmless. Pages of one import never overlap: its next message is sent only after commit.
+ */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      const message = JSON.parse(record.body) as ImportMessage;
+      const outcome = await runImportPage(message, Number(record.attributes.ApproximateReceiveCount ?? 1));
+      logger.info('import page', { importId: message.importId, step: message.step, outcome });
+    } catch (error) {
+      logger.error('import page failed; it will be delivered again', { messageId: record.messageId, error: error as Error });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+};

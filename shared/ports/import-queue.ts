@@ -1,0 +1,60 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { recordingImportQueue } from '../aws-calls/port-calls.ts';
+import { recording } from '../aws-calls/recorder.ts';
+import { checkDelaySeconds } from './queue.ts';
+
+/**
+ * One message per provider page of an import (decisions 10): `step` is the number of pages the
+ * import had committed when the message was sent, so a redelivered message is recognised.
+ */
+export interface ImportMessage {
+  tenantId: string;
+  connectionId: string;
+  importId: string;
+  step: number;
+}
+
+export interface ImportQueuePort {
+  /** delaySeconds: 0-900 (SQS's limit), as for the webhook queue. */
+  send(message: ImportMessage, delaySeconds?: number): Promise<void>;
+}
+
+/** Only the message's own fields go on the wire, whatever else the caller's object holds. */
+export const importMessageBody = (message: ImportMessage): string =>
+  JSON.stringify({ tenantId: message.tenantId, connectionId: message.connectionId, importId: message.importId, step: message.step });
+
+export class SqsImportQueue implements ImportQueuePort {
+  constructor(private readonly options: { queueUrl: string; client: SQSClient }) {}
+
+  async send(message: ImportMessage, delaySeconds = 0): Promise<void> {
+    const DelaySeconds = checkDelaySeconds(delaySeconds);
+    await this.options.client.send(new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: importMessageBody(message), DelaySeconds }));
+  }
+}
+
+let installed: ImportQueuePort | undefined;
+let sqs: SQSClient | undefined;
+
+/** The import queue: IMPORT_QUEUE_URL in the cloud (built once per container), or the stand-in installed locally. */
+export const importQueue = (): ImportQueuePort => {
+  const queue = installedQueue();
+  // Recorded whatever stands behind the port, so the IAM check holds the send against the sender's role.
+  return recording() ? recordingImportQueue(queue) : queue;
+};
+
+const installedQueue = (): ImportQueuePort => {
+  if (installed) return installed;
+  const queueUrl = process.env.IMPORT_QUEUE_URL;
+  if (!queueUrl) throw new Error('the import queue is not configured: set IMPORT_QUEUE_URL (or install a stand-in with setImportQueue)');
+  sqs ??= new SQSClient({ maxAttempts: 3, requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }) });
+  return (installed = new SqsImportQueue({ queueUrl, client: sqs }));
+};
+
+export const setImportQueue = (queue: ImportQueuePort | undefined): void => {
+  installed = queue;
+  if (!queue) {
+    sqs?.destroy();
+    sqs = undefined;
+  }
+};
