@@ -39,6 +39,7 @@ export interface ChaosSummary {
   deliveries: number;
   viewsChecked: number;
   invoices: number;
+  imports: number;
   settledInMs: number;
   /** Median time from a kill until the stack answered again. */
   restartMedianMs: number;
@@ -139,7 +140,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
     })();
     const lane = async (n: number) => {
       for (let i = 0; killing || i < (options.minRounds ?? 1); i++) {
-        await round(client, tenant, `L${n}R${i}S${options.seed}`);
+        await round(client, tenant, `L${n}R${i}S${options.seed}`, { importRecords: n === 0 });
         rounds++;
       }
     };
@@ -167,6 +168,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
       deliveries: report.deliveries,
       viewsChecked: report.viewsChecked,
       invoices: report.invoices,
+      imports: report.imports,
       settledInMs,
       restartMedianMs: [...restarts].sort((a, b) => a - b)[Math.floor(restarts.length / 2)] ?? 0,
       outstanding: left,

@@ -6,6 +6,7 @@ import { table, tableName } from '../../shared/table/client.ts';
 import type { Received } from '../../test/support/receiver.ts';
 import type { ProviderFake } from '../../test/support/provider-fake/index.ts';
 import type { ChaosClient } from './client.ts';
+import { checkImports, importsOutstanding } from './import-invariants.ts';
 import type { ChaosTenant } from './workload.ts';
 
 export type Item = Record<string, any>;
@@ -17,6 +18,7 @@ export interface InvariantReport {
   deliveries: number;
   viewsChecked: number;
   invoices: number;
+  imports: number;
   replays: number;
 }
 
@@ -55,7 +57,7 @@ export const outstanding = (items: Item[], t: ChaosTenant, received: Received[])
   for (const intent of items.filter((i) => i.tenantId === t.tenantId && typeof i.localState === 'string' && i.correlationId)) {
     if (['submitting', 'unknown'].includes(intent.localState) || intent.providerState === 'unknown') left.push(`invoice ${intent.id} ${intent.localState}`);
   }
-  return left;
+  return [...left, ...importsOutstanding(items, t)];
 };
 
 /** A create answers the resource, or (a destination) the resource beside its secret. */
@@ -87,6 +89,9 @@ const checkIdempotency = async (client: ChaosClient, items: Item[], t: ChaosTena
   const intents = new Set(client.keyed.filter((r) => r.path === '/v1/customer-finance/invoice-intents' && r.status === 201).map((r) => (r.answer as { id: string }).id));
   const storedIntents = items.filter((i) => i.tenantId === t.tenantId && i.correlationId && typeof i.localState === 'string');
   if (storedIntents.length !== intents.size) violations.push(`idempotency: ${storedIntents.length} invoice intents for ${intents.size} keyed creates`);
+  const started = new Set(client.keyed.filter((r) => r.path.endsWith('/imports') && r.status === 202).map((r) => createdId(r.answer)));
+  const storedImports = tenantItems(items, t, 'providerImport');
+  if (storedImports.length !== started.size) violations.push(`idempotency: ${storedImports.length} imports for ${started.size} keyed starts`);
   return client.keyed.length;
 };
 
@@ -153,5 +158,6 @@ export const checkInvariants = async (client: ChaosClient, t: ChaosTenant, fake:
   const { events, deliveries } = checkDeliveries(items, t, received, violations);
   const viewsChecked = await checkViews(items, t, violations);
   const invoices = checkInvoices(items, t, fake, violations);
-  return { violations, events, deliveries, viewsChecked, invoices, replays };
+  const imports = checkImports(items, t, fake, violations);
+  return { violations, events, deliveries, viewsChecked, invoices, imports, replays };
 };

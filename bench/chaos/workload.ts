@@ -16,6 +16,8 @@ export interface ChaosTenant {
   connectionId: string;
   /** The provider's access token of the tenant's company, to read the fake's documents. */
   providerToken: string;
+  /** The company's code at the provider fake, to read the catalogue its imports read. */
+  clientCode: string;
   /** Each destination's URL and the event types it takes. */
   destinations: { id: string; url: string; eventTypes: string[] }[];
 }
@@ -73,7 +75,7 @@ export const setUpTenant = async (client: ChaosClient, baseUrl: string, fake: Pr
     201,
   );
   expectStatus('issue settings', await client.send(admin, 'PUT', `/v1/integrations/connections/${connection.id}/issue-settings`, { version: 1, ...FAKE_SETTINGS }), 200);
-  return { tenantId, admin, operator, driver, connectionId: connection.id, providerToken, destinations };
+  return { tenantId, admin, operator, driver, connectionId: connection.id, providerToken, clientCode: COMPANY.clientCode, destinations };
 };
 
 /** Today in Santiago: orders and routes are for the tenant's current day. */
@@ -101,8 +103,13 @@ export interface RoundResult {
  * a position, one stop delivered and one failed (the third stays pending, its view moving), and
  * a receipt created, reviewed, approved and issued through the provider fake.
  */
-export const round = async (client: ChaosClient, t: ChaosTenant, label: string): Promise<RoundResult> => {
+export const round = async (client: ChaosClient, t: ChaosTenant, label: string, options: { importRecords?: boolean } = {}): Promise<RoundResult> => {
   const { operator, admin, driver } = t;
+  if (options.importRecords) {
+    // An import of the connection's records runs beside the round (one at a time: 409 while one runs).
+    const started = await client.send(admin, 'POST', `/v1/integrations/connections/${t.connectionId}/imports`, {}, { keyed: true });
+    if (!(started.status === 409 && started.body?.code === 'import_running')) expectStatus('import', started, 202);
+  }
   const serviceDate = today();
   const orders: string[] = [];
   for (let i = 0; i < 3; i++) {
