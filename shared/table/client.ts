@@ -18,7 +18,10 @@ const makeClient = (): DynamoDBDocumentClient => {
   });
   // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
   if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);
-  if (endpoint && config.dynamoLocalDurable) raw.middlewareStack.use(localCommitBarrier(endpoint));
+  if (endpoint && config.dynamoLocalDurable) {
+    const reader = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    raw.middlewareStack.use(localCommitBarrier(reader));
+  }
   return DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

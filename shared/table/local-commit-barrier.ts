@@ -1,4 +1,4 @@
-import { DynamoDBClient, GetItemCommand, type AttributeValue, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { DeserializeMiddleware, Pluggable } from '@smithy/types';
 import { tableDefinition } from './definition.ts';
 
@@ -23,10 +23,10 @@ const firstKey = (items: TransactWriteItem[] | undefined): { TableName: string; 
  * answers only after it. Only against DynamoDB Local keeping a data folder (DYNAMODB_LOCAL_DURABLE,
  * set by the local stack): in memory a crash loses everything anyway, and tests and benches pay
  * nothing. Never in the cloud.
- * The read goes through its own client, outside the recording of the function's AWS calls.
+ * The read goes through its own client (`reader`, made in client.ts), outside the recording of
+ * the function's AWS calls: it is no call the function makes in the cloud.
  */
-export const localCommitBarrier = (endpoint: string): Pluggable<any, any> => {
-  const reader = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export const localCommitBarrier = (reader: DynamoDBClient): Pluggable<any, any> => {
   const barrier: DeserializeMiddleware<any, any> = (next, context) => async (args) => {
     const result = await next(args);
     if (context.commandName === 'TransactWriteItemsCommand') {
