@@ -20,6 +20,10 @@ export const config = {
   get dynamoEndpoint(): string | undefined {
     return env.DYNAMODB_ENDPOINT || undefined;
   },
+  /** DynamoDB Local on a data folder: its transactions are waited for until written (local-commit-barrier.ts). */
+  get dynamoLocalDurable(): boolean {
+    return env.DYNAMODB_LOCAL_DURABLE === '1';
+  },
   get oidcIssuer(): string {
     return env.OIDC_ISSUER ?? '';
   },

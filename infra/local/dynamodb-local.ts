@@ -8,6 +8,8 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 export interface DynamoDbLocal {
   endpoint: string;
   port: number;
+  /** The Java process, for tests that kill it as a crash would. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export const startDynamoDbLocal = async (options: { dataDir?: string; port?: num
   return {
     endpoint,
     port,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionGroups } from '../../functions/index.ts';
@@ -9,6 +9,7 @@ import { resetTableClient } from '../../shared/table/client.ts';
 import { outboxReplayRoute } from './outbox-replay-route.ts';
 import { controlRoutes, type StackInfo } from './control-routes.ts';
 import { ensureTable } from './create-table.ts';
+import { fileCheckpoints } from './file-checkpoints.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
@@ -43,18 +44,6 @@ export interface LocalStack extends StackInfo {
   imports: LocalImports;
   stop(): Promise<void>;
 }
-
-const fileCheckpoints = (file: string): Checkpoints => {
-  const read = (): Record<string, Record<string, string>> => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
-  return {
-    load: (consumer) => read()[consumer] ?? {},
-    save: (consumer, shardId, sequence) => {
-      const all = read();
-      all[consumer] = { ...(all[consumer] ?? {}), [shardId]: sequence };
-      writeFileSync(file, JSON.stringify(all));
-    },
-  };
-};
 
 /**
  * Settings this process set itself, so that a second start in the same process (tests, a
@@ -96,6 +85,8 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    // Data that outlives a crash must not lose an answered transaction; in memory nothing outlives it.
+    DYNAMODB_LOCAL_DURABLE: inMemory ? '' : '1',
     // Tracking links point at this gateway, so the one in an order's answer opens as it is.
     ...(userGiven('PUBLIC_BASE_URL') ? {} : ownSettings({ PUBLIC_BASE_URL: baseUrl })),
     ...(userGiven('OIDC_ISSUER') ? {} : ownSettings({ OIDC_ISSUER: devIssuer.issuer, OIDC_AUDIENCE: devIssuer.audience, OIDC_JWKS_FILE: devIssuer.jwksFile })),
@@ -105,9 +96,9 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
-  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir });
+  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir });
   const invoiceReconciler = await startLocalInvoiceReconciler();
-  const imports = await startLocalImports();
+  const imports = await startLocalImports({ stateDir: inMemory ? undefined : runtimeDir });
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   // Each consumer is its own Lambda in the cloud (an event source mapping each).
   for (const group of streamConsumerGroups) consumers[group.name] = invokedAs(group.name, await group.load());

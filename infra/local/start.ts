@@ -8,12 +8,14 @@ import { startLocalBillingProvider } from './billing-provider.ts';
 import { startLocalStack } from './stack.ts';
 
 /**
- * `npm start`: the whole service on this machine. Data persists in .local/ unless --in-memory.
+ * `npm start`: the whole service on this machine. Data persists in .local/ (or --data-dir) unless --in-memory.
  * Prints the base URL, a demo tenant and a curl that works; Ctrl-C stops everything it started.
  */
-const { values } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false }, 'provider-fake': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { 'in-memory': { type: 'boolean', default: false }, 'provider-fake': { type: 'boolean', default: false }, 'data-dir': { type: 'string' } },
+});
 const port = Number(process.env.PORT ?? 3000);
-const dataDir = values['in-memory'] ? undefined : resolve('.local');
+const dataDir = values['in-memory'] ? undefined : resolve(values['data-dir'] ?? '.local');
 
 const stack = await startLocalStack({ port, dataDir });
 const billing = await startLocalBillingProvider({ fake: values['provider-fake'] });

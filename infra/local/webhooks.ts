@@ -3,8 +3,9 @@ import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { invokedAs } from '../../shared/aws-calls/identity.ts';
 import { LocalKeyService } from '../../shared/ports/key-service.ts';
 import { resetPorts, setPorts } from '../../shared/ports/registry.ts';
-import { LocalQueue } from './stand-ins/local-queue.ts';
-import { LocalScheduler } from './stand-ins/local-scheduler.ts';
+import { Journal } from './stand-ins/journal.ts';
+import { LocalQueue, type QueueJournalEntry } from './stand-ins/local-queue.ts';
+import { LocalScheduler, type ScheduleJournalEntry } from './stand-ins/local-scheduler.ts';
 
 export interface LocalWebhooks {
   queue: LocalQueue;
@@ -18,13 +19,22 @@ export interface LocalWebhooks {
  * The webhook pipeline's cloud services, stood in locally behind the same ports: SQS feeding the
  * worker handler (as its event source mapping would), EventBridge Scheduler putting messages
  * back on that queue, KMS replaced by a key file, and the sweeper's one-minute schedule.
+ * With `stateDir` (a stack on a data folder) the queue's messages and the pending schedules are
+ * kept there and outlive a crash, as SQS and EventBridge Scheduler keep them.
  */
-export const startLocalWebhooks = async (options: { keyDir: string }): Promise<LocalWebhooks> => {
+export const startLocalWebhooks = async (options: { keyDir: string; stateDir?: string }): Promise<LocalWebhooks> => {
   // As their own Lambdas would run them: the worker per queue batch, the sweeper per tick.
   const worker = invokedAs(webhookWorker.name, (await import('../../functions/webhooks/worker/handler.ts')).handler);
   const sweep = invokedAs(webhookSweeper.name, (await import('../../functions/webhooks/sweeper/handler.ts')).sweep);
-  const queue = new LocalQueue({ consumer: worker, batchSize: 10, visibilityTimeoutSeconds: 60, maxReceiveCount: 5 });
-  const scheduler = new LocalScheduler({ queue });
+  const state = options.stateDir;
+  const queue = new LocalQueue({
+    consumer: worker,
+    batchSize: 10,
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+    journal: state ? new Journal<QueueJournalEntry>(join(state, 'webhook-queue.jsonl')) : undefined,
+  });
+  const scheduler = new LocalScheduler({ queue, journal: state ? new Journal<ScheduleJournalEntry>(join(state, 'webhook-schedules.jsonl')) : undefined });
   setPorts({ queue, scheduler, keys: new LocalKeyService({ keyFile: join(options.keyDir, 'webhook-secrets.key') }) });
   queue.start();
   const everySeconds = Number(process.env.WEBHOOK_SWEEP_SECONDS ?? 60);

@@ -4,6 +4,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { recordDynamoDbCalls } from '../aws-calls/dynamodb-calls.ts';
 import { recording } from '../aws-calls/recorder.ts';
 import { config } from '../config.ts';
+import { localCommitBarrier } from './local-commit-barrier.ts';
 
 const makeClient = (): DynamoDBDocumentClient => {
   const endpoint = config.dynamoEndpoint;
@@ -19,6 +20,10 @@ const makeClient = (): DynamoDBDocumentClient => {
   });
   // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
   if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);
+  if (endpoint && config.dynamoLocalDurable) {
+    const reader = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    raw.middlewareStack.use(localCommitBarrier(reader));
+  }
   return DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { checkDelaySeconds, messageBody, type DeliveryMessage } from '../../../shared/ports/queue.ts';
+import type { Journal } from './journal.ts';
 
 export type QueueConsumer = (event: SQSEvent) => Promise<void | SQSBatchResponse>;
 
@@ -19,6 +20,8 @@ export interface LocalQueueOptions<M = DeliveryMessage> {
   maxConcurrency?: number;
   /** A consumer that throws; Lambda would log it. */
   onError?: (error: unknown) => void;
+  /** Where messages outlive a crash of the process, as SQS keeps them; without it they live in memory. */
+  journal?: Journal<QueueJournalEntry>;
 }
 
 interface Stored {
@@ -33,14 +36,19 @@ interface Stored {
   lastRecord?: SQSRecord;
 }
 
+/** A message as it is now (sent, or received again), or gone (deleted, or moved to the dead letters). */
+export type QueueJournalEntry = { put: Omit<Stored, 'lastRecord'> } | { delete: string } | { dead: Omit<Stored, 'lastRecord'> };
+
+const stored = ({ lastRecord: _lastRecord, ...rest }: Stored): Omit<Stored, 'lastRecord'> => rest;
 
 /**
  * SQS and Lambda's event source mapping in one process: delays, batches, visibility timeout,
- * partial batch responses and a redrive to a dead-letter list. Nothing persists across restarts;
- * the webhooks sweeper recovers deliveries whose time has passed.
+ * partial batch responses and a redrive to a dead-letter list. With a journal, messages persist
+ * across a crash as in SQS: one sent, or received and not deleted, is received again after the
+ * restart (once its delay or visibility timeout has passed).
  */
 export class LocalQueue<M = DeliveryMessage> {
-  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter'>;
+  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>;
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
   private readonly batches = new Set<Promise<void>>();
@@ -58,13 +66,37 @@ export class LocalQueue<M = DeliveryMessage> {
       name: 'webhook-attempts',
       ...options,
     };
+    this.restore();
+  }
+
+  /** The journal's messages back in place, and the journal cut down to them. */
+  private restore(): void {
+    const journal = this.options.journal;
+    if (!journal) return;
+    for (const entry of journal.read()) {
+      if ('put' in entry) this.messages.set(entry.put.messageId, { ...entry.put });
+      else if ('delete' in entry) this.messages.delete(entry.delete);
+      else {
+        this.messages.delete(entry.dead.messageId);
+        this.dead.push({ ...entry.dead });
+      }
+    }
+    this.compact();
+  }
+
+  /** Rewrites the journal to what is live, so it does not grow with every message ever sent. */
+  private compact(): void {
+    this.options.journal?.rewrite([...[...this.messages.values()].map((m) => ({ put: stored(m) })), ...this.dead.map((m) => ({ dead: stored(m) }))]);
   }
 
   async send(message: M, delaySeconds = 0): Promise<void> {
     const delay = checkDelaySeconds(delaySeconds);
     const now = Date.now();
     const messageId = randomUUID();
-    this.messages.set(messageId, { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 });
+    const m: Stored = { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 };
+    // Kept before send returns: a message the sender saw accepted survives a crash right after.
+    this.options.journal?.append({ put: m });
+    this.messages.set(messageId, m);
     // As a long-polling consumer would, a running queue hands a message that is visible at once
     // over without waiting for the next poll.
     if (delay === 0 && this.timer) setImmediate(() => this.poll());
@@ -119,12 +151,14 @@ export class LocalQueue<M = DeliveryMessage> {
       m.firstReceivedAt ??= now;
       m.receiptHandle = randomUUID();
       m.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
+      this.options.journal?.append({ put: stored(m) });
       batch.push(m);
     }
     return batch;
   }
 
   private deadLetter(m: Stored): void {
+    this.options.journal?.append({ dead: stored(m) });
     this.messages.delete(m.messageId);
     this.dead.push(m);
     try {
@@ -168,7 +202,12 @@ export class LocalQueue<M = DeliveryMessage> {
     for (const record of records) {
       if (failed.has(record.messageId)) continue; // stays in flight until its visibility timeout ends
       // A receipt handle from an earlier receive no longer deletes, as in SQS.
-      if (this.messages.get(record.messageId)?.receiptHandle === record.receiptHandle) this.messages.delete(record.messageId);
+      if (this.messages.get(record.messageId)?.receiptHandle === record.receiptHandle) {
+        this.options.journal?.append({ delete: record.messageId });
+        this.messages.delete(record.messageId);
+      }
     }
+    // An empty queue is the cheap moment to cut the journal down (only dead letters remain).
+    if (this.messages.size === 0) this.compact();
   }
 }
