@@ -1,7 +1,6 @@
-import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { synthesize, type Resource, type Synthesized } from './synth.ts';
+import { actionsOf, synthesize, type Resource, type Statement, type Synthesized } from './synth.ts';
 
 let synth: Synthesized;
 beforeAll(() => {
@@ -9,15 +8,10 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => synth?.dispose());
 
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
-const logicalId = (construct: IConstruct): string => synth.stack.resolve(synth.stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
+const logicalId = (construct: IConstruct): string => synth.logicalId(construct);
 const resource = (construct: IConstruct): Resource => (synth.template.toJSON().Resources as Record<string, Resource>)[logicalId(construct)]!;
-const statementsOf = (roleId: string): Statement[] =>
-  synth
-    .resources('AWS::IAM::Policy')
-    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
-const actions = (s: Statement) => [s.Action].flat();
+const statementsOf = (roleId: string): Statement[] => synth.statementsOf(roleId);
+const actions = actionsOf;
 
 describe('record imports in the cloud', () => {
   it('has a page queue with a dead-letter queue and a visibility timeout above the worker’s timeout', () => {

@@ -1,7 +1,6 @@
-import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { synthesize, type Resource, type Synthesized } from './synth.ts';
+import { actionsOf, synthesize, type Resource, type Statement, type Synthesized } from './synth.ts';
 
 const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
 const context = {
@@ -19,14 +18,9 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => synth?.dispose());
 
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, any> };
-const logicalId = (construct: IConstruct): string => synth.stack.resolve(synth.stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
-const statementsOf = (roleId: string): Statement[] =>
-  synth
-    .resources('AWS::IAM::Policy')
-    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
-const actions = (s: Statement) => [s.Action].flat();
+const logicalId = (construct: IConstruct): string => synth.logicalId(construct);
+const statementsOf = (roleId: string): Statement[] => synth.statementsOf(roleId);
+const actions = actionsOf;
 const integrations = () => synth.stack.functions.byGroup.get('integrations')!;
 
 describe('integrations function', () => {
