@@ -138,7 +138,8 @@ describe('tracking tokens and errors at the edge', () => {
 
   it('answers WAF’s 429 outside the tracking page as a problem document naming CloudFront’s request id header', () => {
     const [, acl] = one('AWS::WAFv2::WebACL');
-    const json = Object.values(acl.Properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>).filter((b) => b.ContentType === 'APPLICATION_JSON');
+    // The other JSON body is the common rules' 403 (test/infra/first-deploy.test.ts).
+    const json = Object.values(acl.Properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>).filter((b) => b.ContentType === 'APPLICATION_JSON' && b.Content.includes('"status":429'));
     expect(json).toHaveLength(1);
     expect(JSON.parse(json[0]!.Content)).toMatchObject({ type: 'urn:delivery-ops:problem:rate_limited', status: 429, code: 'rate_limited', requestIdHeader: 'x-amz-cf-id' });
   });

@@ -4,7 +4,7 @@ import { nowIso } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { DUE_SHARDS, keys } from '../../../shared/table/keys.ts';
+import { keys, RECONCILE_SHARDS } from '../../../shared/table/keys.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { findIntent } from '../intent-record.ts';
 import { RECONCILABLE, reconcileIntent, type ReconcileOptions } from '../reconcile.ts';
@@ -15,7 +15,7 @@ import { RECONCILABLE, reconcileIntent, type ReconcileOptions } from '../reconci
 /** The intents due for a look (submitting, unknown, tax pending), oldest due first, across tenants. */
 const dueIntents = async (now: Date, limit: number): Promise<Array<{ tenantId: string; id: string }>> => {
   const found: Array<{ tenantId: string; id: string }> = [];
-  for (let shard = 0; shard < DUE_SHARDS; shard++) {
+  for (let shard = 0; shard < RECONCILE_SHARDS; shard++) {
     const { Items = [] } = await table().send(
       new QueryCommand({
         TableName: tableName(),
