@@ -200,5 +200,6 @@ export class DeliveryOpsStack extends Stack {
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'OriginSecretArn', { value: this.originSecret.secret.secretArn, description: 'Rotate once after the first deploy (docs/cloud-stack.md, First deploy)' });
   }
 }

@@ -16,7 +16,7 @@ export const DUE_SHARDS = 128;
 /** How many partitions each hour of the outbox-by-time index is spread over (a replay reads them all). */
 export const OUTBOX_SHARDS = 64;
 /** How many partitions the invoice intents due for reconciliation are spread over (the reconciler reads them all). */
-export const RECONCILE_SHARDS = 16;
+export const RECONCILE_SHARDS = 32;
 /**
  * The shard of an id: its last 16 bits (random in a UUID v4 or v7, a SHA-256 digest in a delivery
  * id) modulo a power of two, so the spread is even and a raised count keeps each old shard number.
