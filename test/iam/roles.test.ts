@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sealedReplayOperations } from '../../functions/index.ts';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { OPERATOR } from '../../shared/aws-calls/identity.ts';
 import { encryptionContextKeys, type RecordedCall } from '../../shared/aws-calls/recorder.ts';
@@ -52,6 +53,33 @@ describe('the webhook secrets key', () => {
       { fn: webhookWorker.name, action: 'kms:Decrypt', resource: key, context: {} },
     ]);
     expect(refused).toHaveLength(3);
+  });
+});
+
+describe('sealed idempotent replays', () => {
+  const replay = (fn: string, operationId: string): RecordedCall => ({
+    fn,
+    action: 'kms:Decrypt',
+    resource: key,
+    context: encryptionContextKeys(responseSealContext({ tenantId: 't1', operationId, key: 'k1' })),
+  });
+
+  it('lets each function open the replays of its own sealed operations', async () => {
+    const own = [...sealedReplayOperations('webhooks').map((op) => replay('webhooks', op)), ...sealedReplayOperations('integrations').map((op) => replay('integrations', op))];
+    expect(own.length).toBeGreaterThanOrEqual(4);
+    expect(await denied(own)).toEqual([]);
+  });
+
+  it('refuses a function the replays of another function’s operations, and of its own unsealed ones', async () => {
+    const [integrationsOp] = sealedReplayOperations('integrations');
+    const refused = await denied([replay('webhooks', integrationsOp!), replay('integrations', 'createWebhookEndpoint'), replay('webhooks', 'updateWebhookEndpoint')]);
+    expect(refused).toEqual([
+      expect.stringContaining(`webhooks: kms:Decrypt`),
+      expect.stringContaining(`integrations: kms:Decrypt`),
+      expect.stringContaining(`webhooks: kms:Decrypt`),
+    ]);
+    expect(refused[0]).toContain(integrationsOp);
+    expect(refused[1]).toContain('createWebhookEndpoint');
   });
 });
 
