@@ -133,6 +133,16 @@ describe('the check itself', () => {
     ]);
   });
 
+  it('counts a grant with a condition as used only by a call its condition allows', async () => {
+    // Sealing a new signing secret is allowed by the secret-context grant; it does not use the
+    // replay grant on the same key and action, whose context it does not have.
+    const report = await checkCalls(template, [{ fn: 'webhooks', action: 'kms:GenerateDataKey', resource: key, context: encryptionContextKeys(secretContext) }]);
+    expect(report.denied).toEqual([]);
+    const generate = report.unused.filter((f) => f.fn === 'webhooks' && f.action === 'kms:GenerateDataKey');
+    expect(generate).toEqual([expect.objectContaining({ detail: expect.stringContaining('kms:EncryptionContext:operationId') })]);
+    expect(generate[0]!.detail).not.toContain('secretId');
+  });
+
   it('reports grants no call used, but not what Lambda itself does with a role, nor operator calls', async () => {
     const report = await checkCalls(template, [{ fn: OPERATOR, action: 'dynamodb:Scan', resource: table }]);
     expect(report.operatorCalls).toBe(1);
