@@ -8,6 +8,7 @@ import { CfnFunction, FilterCriteria, FilterRule, StartingPosition, type IFuncti
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { sealedReplayOperations } from '../../functions/index.ts';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
@@ -195,8 +196,10 @@ export class WebhookPipeline extends Construct {
       for (const [name, value] of Object.entries(this.portsEnvironment(transport))) props.apiFunction.function.addEnvironment(name, value);
       // New signing secrets are sealed; opening them is the worker's alone.
       props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey'], SECRET_SEAL_CONTEXT_KEYS));
-      // The idempotency record of an answer that reveals a secret is sealed too, and a replay opens it.
-      props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS]));
+      // The idempotency record of an answer that reveals a secret is sealed too, and a replay
+      // opens it: only under the function's own operations, never another function's replays.
+      const replays = sealedReplayOperations(props.apiFunction.name);
+      if (replays.length > 0) props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS], replays));
     }
 
     // The worker re-queues with delays up to the SQS maximum; if SQS counts that wait in the
@@ -227,14 +230,15 @@ export class WebhookPipeline extends Construct {
     fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
   }
 
-  /** Only under one seal context: exactly these keys, each one present. */
-  private keyUse(actions: string[], contextKeys: readonly string[]): PolicyStatement {
+  /** Only under one seal context: exactly these keys, each one present (and operationId one of `operations`, when given). */
+  private keyUse(actions: string[], contextKeys: readonly string[], operations?: string[]): PolicyStatement {
     return new PolicyStatement({
       actions,
       resources: [this.key.keyArn],
       conditions: {
         'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': contextKeys },
         Null: Object.fromEntries(contextKeys.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+        ...(operations ? { StringEquals: { 'kms:EncryptionContext:operationId': operations } } : {}),
       },
     });
   }

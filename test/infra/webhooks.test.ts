@@ -37,8 +37,8 @@ const contextCondition = (keys: string[]) => ({
 });
 /** What endpoint-record.ts seals a signing secret under. */
 const sealContext = contextCondition(['tenantId', 'endpointId', 'secretId']);
-/** What shared/idempotency.ts seals a secret-revealing answer under. */
-const responseContext = contextCondition([...RESPONSE_SEAL_CONTEXT_KEYS]);
+/** What shared/idempotency.ts seals a secret-revealing answer under, for the webhooks function's own such operations. */
+const responseContext = { ...contextCondition([...RESPONSE_SEAL_CONTEXT_KEYS]), StringEquals: { 'kms:EncryptionContext:operationId': ['createWebhookEndpoint', 'rotateWebhookSecret'] } };
 const portsEnv = ['WEBHOOK_QUEUE_URL', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_SCHEDULE_GROUP', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_KMS_KEY_ID'];
 
 describe('secrets key', () => {
