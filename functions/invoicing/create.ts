@@ -85,17 +85,22 @@ const creditWrites = async (tenantId: string, body: CreateIntentBody, lines: Sto
   }
   const ledger = await readLedger(tenantId, credited.id);
   const issues: FieldIssue[] = [];
+  // A credit note gives back what was invoiced: the same customer, each line at the credited line's price.
+  if (body.customerId !== credited.customerId) issues.push({ path: 'body.customerId', message: `must be ${credited.customerId ?? 'null'}, the credited document's customer` });
   const asked = new Map<number, bigint>();
   lines.forEach((line, i) => {
     const target = credited.lines.find((l) => l.position === line.creditedPosition);
     if (!target) return void issues.push({ path: `body.lines.${i}.creditedPosition`, message: 'must name a position of the credited invoice' });
+    if (line.unitPriceMinor !== target.unitPriceMinor) {
+      return void issues.push({ path: `body.lines.${i}.unitPriceMinor`, message: `must be ${target.unitPriceMinor}, the unit price of position ${target.position}` });
+    }
     asked.set(target.position, (asked.get(target.position) ?? 0n) + toMicro(line.quantity));
     const remaining = toMicro(target.quantity) - creditedMicro(ledger, target.position);
     if (asked.get(target.position)! > remaining) {
       issues.push({ path: `body.lines.${i}.quantity`, message: `exceeds what remains of position ${target.position} (${fromMicro(remaining < 0n ? 0n : remaining)})` });
     }
   });
-  if (issues.some((issue) => issue.path.endsWith('creditedPosition'))) throw new InvalidInvoiceError('Every credit note line names a credited position.', issues);
+  if (issues.some((issue) => !issue.path.endsWith('.quantity'))) throw new InvalidInvoiceError('Every credit note line credits a position of the credited document, at its price, for its customer.', issues);
   if (issues.length > 0) throw new CreditExceedsRemainingError(issues);
   return [saveLedger(adjustLedger(ledger, lines, 1n))];
 };
@@ -135,6 +140,7 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
     lines: built.lines,
     customerExternalId: customerExternalId ?? null,
     submission: null,
+    providerReturnId: null,
     reconcileDueAt: null,
     reconcileAttempts: 0,
   };
