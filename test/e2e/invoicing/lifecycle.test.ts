@@ -1,5 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getIntent } from '../../../functions/invoicing/intent-record.ts';
+import { issueIntent } from '../../../functions/invoicing/issue.ts';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
@@ -159,6 +161,38 @@ describe('invoice intents on the sandbox', () => {
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'rejected', providerState: 'rejected' });
     expect((await eventsOf(intent.id)).map((e) => e.type)).toEqual(['finance.invoice.rejected']);
+  });
+
+  it('never cancels an intent that reached the provider once: 409 invalid_state, and only issuing again (one document) settles it', async () => {
+    const intent = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
+    // Before any submission an approved intent can be cancelled; this one is sent first.
+    sandbox().faults.add({ operation: 'issueDocument', kind: 'error_before_apply', times: 1 });
+    expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('unknown');
+    const back = await tenant.call(operator, 'POST', `${PREFIX}/${intent.id}/reconcile`);
+    expect(back.body).toMatchObject({ localState: 'approved', providerState: 'not_sent' });
+    const cancel = await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/cancel`, { body: { version: back.body.version } });
+    expect([cancel.status, cancel.body.code, cancel.body.localState]).toEqual([409, 'invalid_state', 'approved']);
+    expect((await tenant.call(viewer, 'GET', `${PREFIX}/${intent.id}`)).body).toMatchObject({ localState: 'approved', version: back.body.version });
+    expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('issued');
+    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+  });
+
+  it('names the member who issued in the submitting commit: one entry per issue, and one even when the function dies after the provider call', async () => {
+    const auditOf = async (id: string) => (await tenant.call(admin, 'GET', `/v1/audit?resourceId=${id}&limit=100`)).body.items as Array<{ action: string; actorId: string; requestId: string }>;
+    const answered = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
+    const issued = await tenant.call(admin, 'POST', `${PREFIX}/${answered.id}/issue`);
+    expect(issued.body.localState).toBe('issued');
+    const entries = (await auditOf(answered.id)).filter((e) => e.action === 'issueInvoiceIntent');
+    expect(entries).toEqual([expect.objectContaining({ actorId: admin.id, requestId: issued.headers.get('x-request-id') })]);
+
+    const crashed = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
+    // The provider makes the document; the function dies before its second commit (its writes are dropped).
+    const lost = await issueIntent(tenant.id, crashed.id, new Date(), { actorId: admin.id, requestId: 'request-that-died' });
+    expect(lost.record.localState).toBe('issued');
+    expect((await getIntent(tenant.id, crashed.id)).localState).toBe('submitting');
+    expect((await auditOf(crashed.id)).filter((e) => e.action === 'issueInvoiceIntent')).toEqual([
+      expect.objectContaining({ actorId: admin.id, requestId: 'request-that-died' }),
+    ]);
   });
 
   it('replays an idempotent issue with the same key', async () => {
