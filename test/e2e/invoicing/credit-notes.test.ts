@@ -52,7 +52,7 @@ describe('credit notes through the provider’s returns', () => {
     await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/approve`, { body: { version: 2 } });
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'issued', taxState: 'authorized' });
-    const recorded = sandboxProvider().recorded(ready.connection.clientCode);
+    const recorded = await sandboxProvider().recorded({ tenantId: tenant.id, connectionId: ready.connection.id });
     const ret = recorded.returns.find((r) => r.creditNoteId === issued.body.externalDocumentId);
     expect(ret?.referenceDocumentId).toBe(invoice.externalDocumentId);
     expect(recorded.documents.filter((d) => d.salesId === created.body.correlationId)).toHaveLength(1);

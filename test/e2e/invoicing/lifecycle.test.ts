@@ -22,7 +22,7 @@ describe('invoice intents on the sandbox', () => {
   let operator: TestMember;
   let viewer: TestMember;
   let ready: Awaited<ReturnType<typeof readySandbox>>;
-  const documentsOf = (salesId: string) => sandbox().recorded(ready.connection.clientCode).documents.filter((d) => d.salesId === salesId);
+  const documentsOf = async (salesId: string) => (await sandbox().recorded({ tenantId: tenant.id, connectionId: ready.connection.id })).documents.filter((d) => d.salesId === salesId);
 
   beforeAll(async () => {
     tenant = await TestTenant.create(stack());
@@ -61,7 +61,7 @@ describe('invoice intents on the sandbox', () => {
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${id}/issue`);
     expect(issued.status, issued.text).toBe(200);
     expect(issued.body).toMatchObject({ localState: 'issued', providerState: 'accepted', taxState: 'authorized', version: 5 });
-    const docs = documentsOf(created.body.correlationId);
+    const docs = await documentsOf(created.body.correlationId);
     expect(docs).toHaveLength(1);
     expect(issued.body.externalDocumentId).toBe(docs[0]!.id);
     expect(docs[0]!.documentTypeId).toBe('1');
@@ -74,7 +74,7 @@ describe('invoice intents on the sandbox', () => {
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/cancel`, { body: { version: 5 } })).status).toBe(409);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/review`, { body: { version: 5 } })).status).toBe(409);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/reconcile`)).status).toBe(409);
-    expect(documentsOf(created.body.correlationId)).toHaveLength(1);
+    expect(await documentsOf(created.body.correlationId)).toHaveLength(1);
   });
 
   it('refuses moves the state does not allow (409 invalid_state) and stale versions (409 version_mismatch), changing nothing', async () => {
@@ -131,7 +131,7 @@ describe('invoice intents on the sandbox', () => {
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('a provider that applies and then times out leaves the intent unknown; reconcile finds the document, never sending it again', async () => {
@@ -140,8 +140,8 @@ describe('invoice intents on the sandbox', () => {
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'unknown', providerState: 'unknown', externalDocumentId: null });
     const reconciled = await tenant.call(operator, 'POST', `${PREFIX}/${intent.id}/reconcile`);
-    expect(reconciled.body).toMatchObject({ localState: 'issued', taxState: 'authorized', externalDocumentId: documentsOf(intent.correlationId)[0]!.id });
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(reconciled.body).toMatchObject({ localState: 'issued', taxState: 'authorized', externalDocumentId: (await documentsOf(intent.correlationId))[0]!.id });
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('a 500 before applying: reconcile finds nothing and returns the intent to approved; issuing again makes the one document', async () => {
@@ -150,9 +150,9 @@ describe('invoice intents on the sandbox', () => {
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('unknown');
     const back = await tenant.call(operator, 'POST', `${PREFIX}/${intent.id}/reconcile`);
     expect(back.body).toMatchObject({ localState: 'approved', providerState: 'not_sent', taxState: 'not_submitted' });
-    expect(documentsOf(intent.correlationId)).toHaveLength(0);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(0);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('issued');
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('a provider refusal rejects the intent and emits finance.invoice.rejected', async () => {
@@ -174,7 +174,7 @@ describe('invoice intents on the sandbox', () => {
     expect([cancel.status, cancel.body.code, cancel.body.localState]).toEqual([409, 'invalid_state', 'approved']);
     expect((await tenant.call(viewer, 'GET', `${PREFIX}/${intent.id}`)).body).toMatchObject({ localState: 'approved', version: back.body.version });
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('issued');
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('names the member who issued in the submitting commit: one entry per issue, and one even when the function dies after the provider call', async () => {

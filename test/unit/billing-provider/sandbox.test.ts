@@ -1,13 +1,28 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureTable } from '../../../infra/local/create-table.ts';
+import { resetTableClient } from '../../../shared/table/client.ts';
 import { ProviderRefusedError, ProviderUnavailableError } from '../../../shared/ports/billing-provider/errors.ts';
 import type { IssueDocumentInput, ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
 import { sandboxCode, SandboxProvider } from '../../../shared/ports/billing-provider/sandbox.ts';
 
 const DAY = Math.floor(Date.UTC(2026, 10, 23) / 1000);
-const connect = async (sandbox: SandboxProvider, clientCode: string): Promise<ProviderSession> => ({ accessToken: (await sandbox.exchangeCode(sandboxCode(clientCode))).accessToken });
+/** A connection's session: the sandbox keeps documents under its tenant and connection. */
+const connect = async (sandbox: SandboxProvider, clientCode: string, owner = { tenantId: randomUUID(), connectionId: randomUUID() }): Promise<ProviderSession> => ({
+  accessToken: (await sandbox.exchangeCode(sandboxCode(clientCode))).accessToken,
+  owner,
+});
+
+// Documents live in the table (a table of this file's own in the run's DynamoDB Local).
+beforeAll(async () => {
+  const name = `sandbox-${randomUUID()}`;
+  await ensureTable(inject('dynamoEndpoint'), name);
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), TABLE_NAME: name });
+  resetTableClient();
+});
 const doc = (salesId: string): IssueDocumentInput => ({ documentTypeId: '3', officeId: '1', emissionDate: DAY, salesId, details: [{ comment: 'Flete', quantity: 2, netUnitValue: 1500, taxId: '1' }] });
 
 afterEach(() => {
@@ -62,7 +77,27 @@ describe('sandbox-v1', () => {
     expect(await sandbox.issueDocument(session, doc('s-1'))).toEqual({ created: false, value: made.value });
     expect(await sandbox.findDocumentsBySalesId(session, { salesId: 's-1', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([made.value]);
     expect(await sandbox.findDocumentsBySalesId(session, { salesId: 's-2', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([]);
-    expect(sandbox.recorded('76086428-5').documents).toHaveLength(1);
+    expect((await sandbox.recorded(session.owner!)).documents).toHaveLength(1);
+  });
+
+  it('keeps documents in the table: another function’s sandbox meets the first document, another connection sees none', async () => {
+    const session = await connect(new SandboxProvider(), '76086428-5');
+    const made = await new SandboxProvider().issueDocument(session, doc('t-1'));
+    // The reconciler runs in another Lambda: its own sandbox finds the document and a re-issue makes no second one.
+    const elsewhere = new SandboxProvider();
+    expect(await elsewhere.findDocumentsBySalesId(session, { salesId: 't-1', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([made.value]);
+    expect(await elsewhere.issueDocument(session, doc('t-1'))).toEqual({ created: false, value: made.value });
+    expect(await elsewhere.getDocument(session, made.value.id)).toEqual(made.value);
+    // Ten issues at once with one salesId: one document.
+    const racing = await Promise.all(Array.from({ length: 10 }, () => new SandboxProvider().issueDocument(session, doc('t-2'))));
+    expect(racing.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(racing.map((r) => r.value.id)).size).toBe(1);
+    expect((await elsewhere.recorded(session.owner!)).documents.map((d) => d.salesId)).toEqual(['t-1', 't-2']);
+    // The same company connected by another tenant is another set of documents.
+    const other = await connect(elsewhere, '76086428-5');
+    expect(await elsewhere.getDocument(other, made.value.id)).toBeUndefined();
+    expect(await elsewhere.findDocumentsBySalesId(other, { salesId: 't-1', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([]);
+    await expect(elsewhere.getDocument({ accessToken: session.accessToken }, made.value.id)).rejects.toThrow(/names no tenant and connection/);
   });
 
   it('injects faults: error before applying, timeout after applying, a refusal and a slow answer', async () => {
@@ -70,12 +105,12 @@ describe('sandbox-v1', () => {
     const session = await connect(sandbox, '76086428-5');
     sandbox.faults.add({ operation: 'issueDocument', kind: 'error_before_apply', times: 1 });
     await expect(sandbox.issueDocument(session, doc('f-1'))).rejects.toMatchObject({ reason: 'server_error' });
-    expect(sandbox.recorded('76086428-5').documents).toHaveLength(0);
+    expect((await sandbox.recorded(session.owner!)).documents).toHaveLength(0);
 
     sandbox.faults.add({ operation: 'issueDocument', kind: 'timeout_after_apply', times: 1 });
     const error = await sandbox.issueDocument(session, doc('f-1')).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderUnavailableError);
-    expect(sandbox.recorded('76086428-5').documents.map((d) => d.salesId)).toEqual(['f-1']);
+    expect((await sandbox.recorded(session.owner!)).documents.map((d) => d.salesId)).toEqual(['f-1']);
     expect((await sandbox.issueDocument(session, doc('f-1'))).created).toBe(false);
 
     sandbox.faults.add({ operation: 'createReturn', kind: 'refuse', times: 1 });
@@ -105,6 +140,6 @@ describe('sandbox-v1', () => {
     expect(await sandbox.createReturn(session, input)).toEqual({ created: false, value: first.value });
     await expect(sandbox.createReturn(session, { ...input, salesId: 'n-2', details: [{ documentDetailId: line!.id, quantity: 2 }] })).rejects.toBeInstanceOf(ProviderRefusedError);
     expect((await sandbox.createReturn(session, { ...input, salesId: 'n-3' })).created).toBe(true);
-    expect(sandbox.recorded('76086428-5').returns).toHaveLength(2);
+    expect((await sandbox.recorded(session.owner!)).returns).toHaveLength(2);
   });
 });
