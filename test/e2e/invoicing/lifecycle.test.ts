@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getIntent } from '../../../functions/invoicing/intent-record.ts';
 import { issueIntent } from '../../../functions/invoicing/issue.ts';
+import { runAs } from '../../../shared/aws-calls/identity.ts';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
@@ -187,7 +188,8 @@ describe('invoice intents on the sandbox', () => {
 
     const crashed = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
     // The provider makes the document; the function dies before its second commit (its writes are dropped).
-    const lost = await issueIntent(tenant.id, crashed.id, new Date(), { actorId: admin.id, requestId: 'request-that-died' });
+    // As the invoicing function runs it (the IAM check holds its calls against that role).
+    const lost = await runAs('invoicing', () => issueIntent(tenant.id, crashed.id, new Date(), { actorId: admin.id, requestId: 'request-that-died' }));
     expect(lost.record.localState).toBe('issued');
     expect((await getIntent(tenant.id, crashed.id)).localState).toBe('submitting');
     expect((await auditOf(crashed.id)).filter((e) => e.action === 'issueInvoiceIntent')).toEqual([

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '../../../infra/local/create-table.ts';
+import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { resetTableClient } from '../../../shared/table/client.ts';
 import { ProviderRefusedError, ProviderUnavailableError } from '../../../shared/ports/billing-provider/errors.ts';
 import type { IssueDocumentInput, ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
@@ -15,6 +16,9 @@ const connect = async (sandbox: SandboxProvider, clientCode: string, owner = { t
   accessToken: (await sandbox.exchangeCode(sandboxCode(clientCode))).accessToken,
   owner,
 });
+
+/** The test's own calls, as `npm run admin`-style fixtures are: counted, checked against no role. */
+const asOperator = (test: () => Promise<void>) => () => runAs(OPERATOR, test);
 
 // Documents live in the table (a table of this file's own in the run's DynamoDB Local).
 beforeAll(async () => {
@@ -30,7 +34,7 @@ afterEach(() => {
 });
 
 describe('sandbox-v1', () => {
-  it('serves the same company for the same clientCode and another for another', async () => {
+  it('serves the same company for the same clientCode and another for another', asOperator(async () => {
     const sandbox = new SandboxProvider();
     const a1 = await sandbox.listVariants(await connect(sandbox, '76086428-5'));
     const a2 = await new SandboxProvider().listVariants(await connect(new SandboxProvider(), '76086428-5'));
@@ -41,15 +45,15 @@ describe('sandbox-v1', () => {
     expect(a1.nextOffset).toBe(50);
     expect((await sandbox.listStocks(await connect(sandbox, '76086428-5'))).count).toBe(a1.count! * 3);
     expect((await sandbox.listClients(await connect(sandbox, '76086428-5'))).items.some((c) => c.code === null)).toBe(true);
-  });
+  }));
 
-  it('refuses codes and tokens it did not hand out', async () => {
+  it('refuses codes and tokens it did not hand out', asOperator(async () => {
     const sandbox = new SandboxProvider();
     await expect(sandbox.exchangeCode('sbx.76086428-5.nothex')).rejects.toBeInstanceOf(ProviderRefusedError);
     await expect(sandbox.listOffices({ accessToken: 'sandbox.1-9.00' })).rejects.toBeInstanceOf(ProviderRefusedError);
-  });
+  }));
 
-  it('reads SANDBOX_PROVIDER_DATA_DIR/<clientCode>.json afresh at every call', async () => {
+  it('reads SANDBOX_PROVIDER_DATA_DIR/<clientCode>.json afresh at every call', asOperator(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-data-'));
     try {
       process.env.SANDBOX_PROVIDER_DATA_DIR = dir;
@@ -66,9 +70,9 @@ describe('sandbox-v1', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }));
 
-  it('records one document per salesId and type, and finds it by salesId without creating', async () => {
+  it('records one document per salesId and type, and finds it by salesId without creating', asOperator(async () => {
     const sandbox = new SandboxProvider();
     const session = await connect(sandbox, '76086428-5');
     const made = await sandbox.issueDocument(session, doc('s-1'));
@@ -78,9 +82,9 @@ describe('sandbox-v1', () => {
     expect(await sandbox.findDocumentsBySalesId(session, { salesId: 's-1', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([made.value]);
     expect(await sandbox.findDocumentsBySalesId(session, { salesId: 's-2', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([]);
     expect((await sandbox.recorded(session.owner!)).documents).toHaveLength(1);
-  });
+  }));
 
-  it('keeps documents in the table: another function’s sandbox meets the first document, another connection sees none', async () => {
+  it('keeps documents in the table: another function’s sandbox meets the first document, another connection sees none', asOperator(async () => {
     const session = await connect(new SandboxProvider(), '76086428-5');
     const made = await new SandboxProvider().issueDocument(session, doc('t-1'));
     // The reconciler runs in another Lambda: its own sandbox finds the document and a re-issue makes no second one.
@@ -98,9 +102,9 @@ describe('sandbox-v1', () => {
     expect(await elsewhere.getDocument(other, made.value.id)).toBeUndefined();
     expect(await elsewhere.findDocumentsBySalesId(other, { salesId: 't-1', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY })).toEqual([]);
     await expect(elsewhere.getDocument({ accessToken: session.accessToken }, made.value.id)).rejects.toThrow(/names no tenant and connection/);
-  });
+  }));
 
-  it('injects faults: error before applying, timeout after applying, a refusal and a slow answer', async () => {
+  it('injects faults: error before applying, timeout after applying, a refusal and a slow answer', asOperator(async () => {
     const sandbox = new SandboxProvider();
     const session = await connect(sandbox, '76086428-5');
     sandbox.faults.add({ operation: 'issueDocument', kind: 'error_before_apply', times: 1 });
@@ -126,9 +130,9 @@ describe('sandbox-v1', () => {
     await slow;
     expect(settled).toBe(true);
     sandbox.faults.clear();
-  });
+  }));
 
-  it('credits through returns once per salesId and never beyond what remains of a line', async () => {
+  it('credits through returns once per salesId and never beyond what remains of a line', asOperator(async () => {
     const sandbox = new SandboxProvider();
     const session = await connect(sandbox, '76086428-5');
     const made = (await sandbox.issueDocument(session, doc('c-1'))).value;
@@ -141,5 +145,5 @@ describe('sandbox-v1', () => {
     await expect(sandbox.createReturn(session, { ...input, salesId: 'n-2', details: [{ documentDetailId: line!.id, quantity: 2 }] })).rejects.toBeInstanceOf(ProviderRefusedError);
     expect((await sandbox.createReturn(session, { ...input, salesId: 'n-3' })).created).toBe(true);
     expect((await sandbox.recorded(session.owner!)).returns).toHaveLength(2);
-  });
+  }));
 });
