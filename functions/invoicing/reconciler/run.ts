@@ -8,7 +8,7 @@ import { commit } from '../../../shared/table/transaction.ts';
 import { findConnectionRecord, type ConnectionRecord } from '../../integrations/connection-record.ts';
 import { ConnectionRevokedError } from '../../integrations/errors.ts';
 import { findIntent } from '../intent-record.ts';
-import { providerSession } from '../provider-calls.ts';
+import { ISSUE_DEADLINE_MS, providerSession, withDeadline } from '../provider-calls.ts';
 import { RECONCILABLE, reconcileIntent, type ReconcileOptions } from '../reconcile.ts';
 import { holdOff, postpone, readDue, type DueEntry } from './due-index.ts';
 
@@ -20,7 +20,7 @@ export const RECONCILE_AUDIT_ACTION = 'reconcileInvoiceIntentScheduled';
 
 /** What one run takes on (docs/invoicing.md, "Reconciler"). */
 export const RUN_LIMITS = {
-  /** No intent is started after this; the function's timeout (50 s) leaves room for the last provider call (8 s). */
+  /** No intent is started after this; the function's timeout (50 s) leaves room for the last look (8 s). */
   budgetMs: 40_000,
   /** Intents of one tenant looked at per run: a tenant with many due intents cannot take every run. */
   perTenant: 20,
@@ -28,6 +28,8 @@ export const RUN_LIMITS = {
   readPerShard: 1_000,
   /** Provider look-ups at once. */
   concurrency: 8,
+  /** One intent's look, however many pages it reads: past it the look failed (its next one later). */
+  lookDeadlineMs: ISSUE_DEADLINE_MS,
 };
 
 export interface ReconcilerRun {
@@ -97,6 +99,7 @@ export const runReconciler = async (now: Date = new Date(), options: RunOptions 
     perTenant: options.perTenant ?? RUN_LIMITS.perTenant,
     readPerShard: options.readPerShard ?? RUN_LIMITS.readPerShard,
     concurrency: options.concurrency ?? RUN_LIMITS.concurrency,
+    lookDeadlineMs: options.lookDeadlineMs ?? RUN_LIMITS.lookDeadlineMs,
   };
   const runId = options.runId ?? newId();
   const run: ReconcilerRun = { looked: 0, moved: 0, failed: 0, postponed: 0, held: 0 };
@@ -133,7 +136,7 @@ export const runReconciler = async (now: Date = new Date(), options: RunOptions 
       if (!intent || !RECONCILABLE.has(intent.localState)) return;
       const connection = (await connections.record(entry))!;
       const session = await connections.session(entry, connection);
-      const { record, writes } = await reconcileIntent(intent, now, { ...options, connection, session });
+      const { record, writes } = await withDeadline(reconcileIntent(intent, now, { ...options, connection, session }), limits.lookDeadlineMs);
       if (writes.length === 0) return;
       await commit([...writes, auditWrite({ tenantId: record.tenantId, actorId: SYSTEM_ACTOR_ID, action: RECONCILE_AUDIT_ACTION, resourceId: record.id, requestId: runId, now })]);
       run.moved++;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntent } from '../../../functions/invoicing/create.ts';
 import { getIntent, insertIntent, type IntentRecord } from '../../../functions/invoicing/intent-record.ts';
 import { issueIntent } from '../../../functions/invoicing/issue.ts';
-import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
+import { runReconciler, type RunOptions } from '../../../functions/invoicing/reconciler/run.ts';
 import { CreateIntentBody } from '../../../functions/invoicing/schemas.ts';
 import { moveIntent } from '../../../functions/invoicing/transitions.ts';
 import { invoiceReconciler } from '../../../functions/jobs.ts';
@@ -50,7 +50,7 @@ const dueIds = async (until: Date): Promise<Set<string>> => {
 };
 
 /** The scheduled reconciler as its own Lambda runs it (the IAM check holds its calls against that role). */
-const reconcilerRun = (at: Date) => runAs(invoiceReconciler.name, () => runReconciler(at));
+const reconcilerRun = (at: Date, options: RunOptions = {}) => runAs(invoiceReconciler.name, () => runReconciler(at, options));
 
 describe('the scheduled reconciler does not stall', () => {
   let fake: ProviderFake;
@@ -92,6 +92,9 @@ describe('the scheduled reconciler does not stall', () => {
     fake.faults.add({ route: 'GET /v1/documents/{id}.json', kind: 'status', status: 404, times: 1_000 });
     const waits: number[] = [];
     let intent = await getIntent(other.id, recorded.id);
+    // A run out of time starts nothing: the intent stays due as it was.
+    expect(await reconcilerRun(new Date(Date.parse(intent.reconcileDueAt!)), { budgetMs: 0 })).toMatchObject({ looked: 0, moved: 0 });
+    expect(await getIntent(other.id, recorded.id)).toEqual(intent);
     for (let run = 0; run < 8; run++) {
       const at = new Date(Date.parse(intent.reconcileDueAt!));
       await reconcilerRun(at);
