@@ -44,6 +44,11 @@ export const keys = {
   invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${shardOf(intentId, RECONCILE_SHARDS)}`, gsi2sk: `${dueAt}#${intentId}` }),
   invoiceReconcilePartition: (shard: number) => `INVDUE#${shard}`,
   /**
+   * What sandbox-v1 holds for one connection (documents, one-per-salesId guards, returns, its id
+   * counter), in the table so that every function (issue, the reconciler) sees the same documents.
+   */
+  sandboxItem: (tenantId: string, connectionId: string, sk: string) => ({ pk: `${tenantPk(tenantId)}#SBX#${connectionId}`, sk }),
+  /**
    * gsi2 (sparse): the active billing provider connections of every tenant, for the hourly import.
    * Only active connections carry it (a revoke rewrites the item without it), so no Scan is needed.
    */
