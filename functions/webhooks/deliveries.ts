@@ -61,12 +61,13 @@ export const getDeliveryRecord = async (tenantId: string, deliveryId: string, no
   return record;
 };
 
-export const deliveryDetail = (record: DeliveryRecord) => {
+/** The receiver's own words may hold what only admins should see: other roles get the log without them. */
+export const deliveryDetail = (record: DeliveryRecord, view: { revealExcerpts: boolean }) => {
   const envelope = JSON.parse(record.payload) as { id: string; type: Delivery['eventType']; timestamp: string; data: Record<string, unknown> };
   return {
     ...toDelivery(record),
     event: { id: envelope.id, type: envelope.type, occurredAt: envelope.timestamp, data: envelope.data },
-    attemptLog: record.attemptLog,
+    attemptLog: view.revealExcerpts ? record.attemptLog : record.attemptLog.map(({ responseExcerpt: _hidden, ...entry }) => entry),
     attemptLogOmitted: record.attemptLogOmitted,
   };
 };

@@ -22,6 +22,8 @@ const tag = 'Webhooks';
 
 /** Readers who may not manage destinations (operators, viewers) do not see query strings. */
 const viewFor = (caller: Caller) => ({ revealQuery: mayPerform(caller.member.role, 'webhooks.manage') });
+/** Receivers' answers in the attempt log are for admins (decisions 5). */
+const logViewFor = (caller: Caller) => ({ revealExcerpts: mayPerform(caller.member.role, 'webhooks.manage') });
 const prefix = '/v1/webhooks';
 
 export const createEndpointOperation = defineOperation({
@@ -159,7 +161,7 @@ export const getDeliveryOperation = defineOperation({
   permission: 'webhooks.read',
   params: IdParams,
   responses: { 200: { description: 'The delivery, its event and its attempt log', schema: DeliveryDetail } },
-  handle: async ({ params, caller }) => ({ status: 200, body: deliveryDetail(await getDeliveryRecord(caller.tenantId, params.id, caller.now)) }),
+  handle: async ({ params, caller }) => ({ status: 200, body: deliveryDetail(await getDeliveryRecord(caller.tenantId, params.id, caller.now), logViewFor(caller)) }),
 });
 
 export const retryDeliveryOperation = defineOperation({

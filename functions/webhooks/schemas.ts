@@ -96,6 +96,11 @@ export const AttemptLogEntry = v.object({
   durationMs: Int,
   outcome: v.picklist(attemptOutcomes),
   statusCode: v.nullable(Int),
+  retryAfterSeconds: v.pipe(v.nullable(Int), v.description('the receiver’s Retry-After in seconds (on 429 or 503), null without the header')),
+  responseExcerpt: v.pipe(
+    v.optional(v.nullable(v.string())),
+    v.description('the first 256 bytes of the receiver’s body as UTF-8 text, control characters removed; null without a body; only admins read it (absent for other roles)'),
+  ),
 });
 export type AttemptLogEntry = v.InferOutput<typeof AttemptLogEntry>;
 

@@ -26,6 +26,7 @@ const disabledResult = (now: Date): AttemptResult => ({
   durationMs: 0,
   startedAt: nowIso(now),
   retryAfterSeconds: null,
+  responseExcerpt: null,
   detail: 'the destination is disabled',
 });
 

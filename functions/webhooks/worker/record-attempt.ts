@@ -64,6 +64,8 @@ const deliveryUpdate = (record: DeliveryRecord, leaseToken: string, result: Atte
     durationMs: result.durationMs,
     outcome: result.outcome,
     statusCode: result.statusCode,
+    retryAfterSeconds: result.retryAfterSeconds,
+    responseExcerpt: result.responseExcerpt,
   };
   // The lease makes this worker the log's only writer, so the claimed copy is the current one.
   const { log, omitted } = appendToLog(record.attemptLog, record.attemptLogOmitted, entry);
