@@ -96,7 +96,8 @@ export const retryDelivery = async (tenantId: string, deliveryId: string, now: D
           Update: {
             TableName: tableName(),
             Key: keys.delivery(tenantId, deliveryId),
-            UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk',
+            // The copy of the destination goes: a retry acts on the destination as it is (deleted, say).
+            UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk REMOVE destination',
             ConditionExpression: '#state = :was AND manualRetries < :max',
             ExpressionAttributeNames: { '#state': 'state', '#mode': 'mode' },
             ExpressionAttributeValues: { ':pending': 'pending', ':manual': 'manual', ':one': 1, ':at': at, ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk, ':was': record.state, ':max': max },

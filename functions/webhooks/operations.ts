@@ -3,7 +3,7 @@ import { defineOperation, type Caller } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { deliveryDetail, getDeliveryRecord, listDeliveries, retryDelivery, testDelivery } from './deliveries.ts';
 import { toEndpoint } from './endpoint-record.ts';
-import { createEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
+import { createEndpoint, deleteEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
 import {
   CreateEndpointBody,
   Delivery,
@@ -81,6 +81,20 @@ export const updateEndpointOperation = defineOperation({
     const { record, writes } = await updateEndpoint(caller.tenantId, params.id, body, caller.now);
     return { status: 200, body: toEndpoint(record, caller.now), writes, resourceId: record.id };
   },
+});
+
+export const deleteEndpointOperation = defineOperation({
+  operationId: 'deleteWebhookEndpoint',
+  method: 'DELETE',
+  path: `${prefix}/endpoints/{id}`,
+  summary: 'Delete a webhook destination',
+  tag,
+  permission: 'webhooks.manage',
+  requiresMfa: true,
+  idempotent: true,
+  params: IdParams,
+  responses: { 204: { description: 'Deleted: its pending deliveries end dead (destination_deleted), its URL is free, its deliveries stay readable until they expire' } },
+  handle: async ({ params, caller }) => ({ status: 204, writes: await deleteEndpoint(caller.tenantId, params.id), resourceId: params.id }),
 });
 
 export const rotateSecretOperation = defineOperation({
@@ -185,6 +199,7 @@ export const webhookOperations = [
   listEndpointsOperation,
   getEndpointOperation,
   updateEndpointOperation,
+  deleteEndpointOperation,
   rotateSecretOperation,
   testEndpointOperation,
   listEndpointDeliveriesOperation,

@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
+import { ENDPOINT_ENTITY } from '../../functions/webhooks/entities.ts';
 import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
 import type { DataTable } from './data-table.ts';
@@ -103,8 +104,9 @@ export class WebhookPipeline extends Construct {
         // Bounded so one poison record cannot hold its shard until the stream's 24 h retention ends.
         retryAttempts: 10,
         onFailure: new SqsDlq(this.streamFailures),
-        // Only what the handler acts on: new outbox events, and deliveries a manual retry made
-        // pending again. Every other write (each attempt changes its delivery) is not billed.
+        // Only what the handler acts on: new outbox events, deliveries a manual retry made
+        // pending again, and deleted destinations. Every other write (each attempt changes its
+        // delivery) is not billed.
         filters: [
           FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(EVENT_ENTITY) } } } }),
           FilterCriteria.filter({
@@ -114,6 +116,7 @@ export class WebhookPipeline extends Construct {
               OldImage: { state: { S: FilterRule.or('dead', 'succeeded') } },
             },
           }),
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('REMOVE'), dynamodb: { OldImage: { entity: { S: FilterRule.isEqual(ENDPOINT_ENTITY) } } } }),
         ],
       }),
     );

@@ -5,8 +5,10 @@ import { EVENT_ENTITY, toOutboxEvent, type OutboxEvent } from '../../../shared/e
 import { logger } from '../../../shared/logger.ts';
 import { ports } from '../../../shared/ports/registry.ts';
 import { table } from '../../../shared/table/client.ts';
+import { ENDPOINT_ENTITY } from '../entities.ts';
 import { findDeliveryRecord, newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
 import { listEndpointRecords } from '../endpoints.ts';
+import { endPendingDeliveries } from '../pending-deliveries.ts';
 
 type Image = Record<string, unknown>;
 const imageOf = (image: unknown): Image | undefined => (image ? unmarshall(image as Parameters<typeof unmarshall>[0]) : undefined);
@@ -42,6 +44,12 @@ const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
 
 const route = async (record: DynamoDBRecord, now: Date): Promise<void> => {
   const image = imageOf(record.dynamodb?.NewImage);
+  // A deleted destination: its pending deliveries end here, where a crash means a second try.
+  if (record.eventName === 'REMOVE') {
+    const gone = imageOf(record.dynamodb?.OldImage);
+    if (gone?.entity === ENDPOINT_ENTITY) await endPendingDeliveries(gone.tenantId as string, gone.endpointId as string, 'destination_deleted', now);
+    return;
+  }
   if (!image) return;
   if (record.eventName === 'INSERT' && image.entity === EVENT_ENTITY) return fanOut(toOutboxEvent(image), now);
   // A manual retry: a settled delivery made pending again by the API is queued from here.

@@ -1,14 +1,13 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auditWrite, SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
 import { nowIso } from '../../../shared/clock.ts';
 import { StateConflictError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
-import { table, tableName } from '../../../shared/table/client.ts';
-import { queryAll } from '../../../shared/table/query-all.ts';
+import { tableName } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { releaseActiveSlot } from '../active-destinations.ts';
+import { endPendingDeliveries } from '../pending-deliveries.ts';
 import type { EndpointRecord } from '../endpoint-record.ts';
 import { DISABLE_AFTER_DEAD_DELIVERIES } from '../settings.ts';
 
@@ -53,34 +52,6 @@ export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId'
     throw error;
   }
   logger.warn('webhook destination disabled after repeated failures', { tenantId, endpointId });
-  await stopPendingDeliveries(tenantId, endpointId, now);
+  await endPendingDeliveries(tenantId, endpointId, 'destination_disabled', now);
   return true;
-};
-
-/** Pending deliveries of a disabled destination end dead with `destination_disabled`. */
-const stopPendingDeliveries = async (tenantId: string, endpointId: string, now: Date): Promise<void> => {
-  const pending = queryAll({
-    TableName: tableName(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: '#state = :pending AND tenantId = :tenant',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
-  });
-  for await (const item of pending) {
-    await table()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.delivery(tenantId, item.deliveryId as string),
-          UpdateExpression: 'SET #state = :dead, deadAt = :now, lastOutcome = :outcome, nextAttemptAt = :null REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#state = :pending',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':dead': 'dead', ':now': nowIso(now), ':outcome': 'destination_disabled', ':null': null, ':pending': 'pending' },
-        }),
-      )
-      .catch((error: Error) => {
-        if (error.name !== 'ConditionalCheckFailedException') throw error;
-      });
-  }
 };

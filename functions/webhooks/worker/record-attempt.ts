@@ -31,7 +31,7 @@ export interface Settlement {
 export const settle = (record: DeliveryRecord, result: AttemptResult): Settlement => {
   const attemptNo = record.attempts + 1;
   if (result.outcome === 'success') return { state: 'succeeded', attemptNo, delaySeconds: null, countsAsFailure: false };
-  if (result.outcome === 'destination_disabled' || record.mode === 'manual') return { state: 'dead', attemptNo, delaySeconds: null, countsAsFailure: false };
+  if (result.outcome === 'destination_disabled' || result.outcome === 'destination_deleted' || record.mode === 'manual') return { state: 'dead', attemptNo, delaySeconds: null, countsAsFailure: false };
   if (attemptNo >= record.maxAttempts) return { state: 'dead', attemptNo, delaySeconds: null, countsAsFailure: record.eventType !== 'webhook.test' };
   return { state: 'pending', attemptNo, delaySeconds: nextDelaySeconds(attemptNo, result.retryAfterSeconds), countsAsFailure: false };
 };

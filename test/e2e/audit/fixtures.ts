@@ -346,6 +346,12 @@ export const fixtures: Record<string, Fixture> = {
       return { member: w.admin, method: 'POST', path: `/v1/webhooks/endpoints/${endpoint.id}/secrets`, body: { version: 5, graceSeconds: 0 }, status: 409 };
     },
   },
+  deleteWebhookEndpoint: {
+    prepare: async (w) => {
+      const endpoint = await steps.endpoint(w);
+      return { member: w.admin, method: 'DELETE', path: `/v1/webhooks/endpoints/${endpoint.id}`, resourceId: known(endpoint.id), status: 204 };
+    },
+  },
   sendWebhookTest: {
     // The test notification is a new delivery: the entry names it.
     prepare: async (w) => {
