@@ -9,6 +9,7 @@ import { ENDPOINT_ENTITY } from '../entities.ts';
 import { findDeliveryRecord, newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
 import { listEndpointRecords } from '../endpoints.ts';
 import { endPendingDeliveries } from '../pending-deliveries.ts';
+import { isAboutDestination } from '../operational-events.ts';
 
 type Image = Record<string, unknown>;
 const imageOf = (image: unknown): Image | undefined => (image ? unmarshall(image as Parameters<typeof unmarshall>[0]) : undefined);
@@ -27,7 +28,10 @@ const queueIfFresh = async (tenantId: string, deliveryId: string): Promise<void>
 const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
   if (event.target) return queueIfFresh(event.tenantId, event.target.deliveryId);
   const readAt = new Date();
-  const endpoints = (await listEndpointRecords(event.tenantId, { consistent: true })).filter((e) => e.state === 'active' && e.eventTypes.includes(event.type as never));
+  // An operational event goes to the company's other destinations, never to the one it is about.
+  const endpoints = (await listEndpointRecords(event.tenantId, { consistent: true })).filter(
+    (e) => e.state === 'active' && e.eventTypes.includes(event.type as never) && !isAboutDestination(event, e.id),
+  );
   await Promise.all(
     endpoints.map(async (endpoint) => {
       const delivery = newDelivery(event, { record: endpoint, readAt }, now);

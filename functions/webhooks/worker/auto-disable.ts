@@ -8,6 +8,7 @@ import { tableName } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { releaseActiveSlot } from '../active-destinations.ts';
 import { endPendingDeliveries } from '../pending-deliveries.ts';
+import { disabledEvent } from '../operational-events.ts';
 import type { EndpointRecord } from '../endpoint-record.ts';
 import { DISABLE_AFTER_DEAD_DELIVERIES } from '../settings.ts';
 
@@ -26,7 +27,12 @@ class NotFailingError extends StateConflictError {
  * this idempotent, and a count already past 20 after a crash is caught by the next death. A
  * state change, so it moves `version` (a PATCH read before it gets 409).
  */
-export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId' | 'id' | 'url'>, now: Date, runId = newId()): Promise<boolean> => {
+export const disableIfFailing = async (
+  endpoint: Pick<EndpointRecord, 'tenantId' | 'id' | 'url'>,
+  now: Date,
+  options: { runId?: string; failures?: number } = {},
+): Promise<boolean> => {
+  const runId = options.runId ?? newId();
   const { tenantId, id: endpointId } = endpoint;
   try {
     // A change made by a job: its audit entry, with the system actor, commits with it.
@@ -46,6 +52,8 @@ export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId'
       },
       ...releaseActiveSlot(tenantId, endpointId, endpoint.url),
       auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: AUTO_DISABLE_AUDIT_ACTION, resourceId: endpointId, requestId: runId, now }),
+      // The company's other destinations hear of it in the same commit: once, and only if it happened.
+      disabledEvent({ tenantId, endpointId, url: endpoint.url, consecutiveFailures: options.failures ?? DISABLE_AFTER_DEAD_DELIVERIES }, now).write,
     ]);
   } catch (error) {
     if (error instanceof NotFailingError) return false;

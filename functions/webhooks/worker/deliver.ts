@@ -74,8 +74,12 @@ export const processDelivery = async (message: DeliveryMessage, now = new Date()
   const settledAt = new Date();
   const settlement = settle(record, result);
   const change = copy ? failureCountChange(record, settlement, copy.consecutiveFailures) : null;
-  const recorded = await recordAttempt(record, leaseToken, result, settlement, settledAt, { countChange: change, snapshot: destination?.read ? keptCopy(destination.snapshot, change) : undefined });
+  const recorded = await recordAttempt(record, leaseToken, result, settlement, settledAt, {
+    countChange: change,
+    snapshot: destination?.read ? keptCopy(destination.snapshot, change) : undefined,
+    url: copy?.url,
+  });
   logger.info('webhook attempt', { deliveryId: record.id, attemptNo: settlement.attemptNo, outcome: result.outcome, status: result.statusCode, state: settlement.state });
-  if (recorded.reachedDisableLimit) await disableIfFailing({ tenantId: record.tenantId, id: record.endpointId, url: copy!.url }, settledAt);
+  if (recorded.reachedDisableLimit) await disableIfFailing({ tenantId: record.tenantId, id: record.endpointId, url: copy!.url }, settledAt, { failures: recorded.failuresAfter ?? undefined });
   if (settlement.delaySeconds !== null) await enqueueAfter(message, settlement.delaySeconds, settlement.attemptNo + 1, settledAt);
 };
