@@ -3,6 +3,7 @@ import { defineOperation, type Caller } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { deliveryDetail, getDeliveryRecord, listDeliveries, retryDelivery, testDelivery } from './deliveries.ts';
 import { toEndpoint } from './endpoint-record.ts';
+import { eventTypeCatalogue } from './event-types.ts';
 import { createEndpoint, deleteEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
 import {
   CreateEndpointBody,
@@ -14,6 +15,7 @@ import {
   EndpointDeliveriesQuery,
   EndpointList,
   EndpointWithSecret,
+  EventTypeList,
   RotateSecretBody,
   UpdateEndpointBody,
 } from './schemas.ts';
@@ -194,7 +196,19 @@ export const retryDeliveryOperation = defineOperation({
   },
 });
 
+export const listEventTypesOperation = defineOperation({
+  operationId: 'listWebhookEventTypes',
+  method: 'GET',
+  path: `${prefix}/event-types`,
+  summary: 'List the event kinds a destination can receive',
+  tag,
+  permission: 'webhooks.catalogue',
+  responses: { 200: { description: 'Every kind with the JSON Schema of its data and an example, ordered by type', schema: EventTypeList } },
+  handle: async () => ({ status: 200, body: { items: eventTypeCatalogue() } }),
+});
+
 export const webhookOperations = [
+  listEventTypesOperation,
   createEndpointOperation,
   listEndpointsOperation,
   getEndpointOperation,

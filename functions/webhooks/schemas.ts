@@ -119,3 +119,17 @@ export const DeliveriesQuery = v.strictObject({ state: v.optional(v.picklist(del
 
 export const DeliveryPage = v.object({ items: v.array(Delivery), nextCursor: v.nullable(Uuid) });
 export const EndpointList = v.object({ items: v.array(Endpoint) });
+
+export const EventTypeList = v.pipe(
+  v.object({
+    items: v.array(
+      v.object({
+        type: EventType,
+        description: v.string(),
+        schema: v.pipe(v.record(v.string(), v.unknown()), v.description('JSON Schema (2020-12) of the event’s data; the same as the OpenAPI component `<Type>EventData`')),
+        example: v.pipe(v.record(v.string(), v.unknown()), v.description('a data object that validates against the schema')),
+      }),
+    ),
+  }),
+  v.title('WebhookEventTypeList'),
+);

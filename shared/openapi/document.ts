@@ -7,6 +7,7 @@ import { namedSchemas } from './named-schemas.ts';
 import { operationObject } from './operation-object.ts';
 import { Problem, problemMediaType, standardProblemResponses } from './problems.ts';
 import { tagDescriptions, type TagName } from './tags.ts';
+import { eventDataComponents, webhookNotifications } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -78,8 +79,9 @@ export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
     servers,
     tags: tags.map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
+    webhooks: webhookNotifications(),
     components: {
-      schemas: schemas.components(),
+      schemas: Object.fromEntries(Object.entries({ ...schemas.components(), ...eventDataComponents() }).sort(([a], [b]) => a.localeCompare(b))),
       responses,
       parameters: sharedParameters,
       headers: {
