@@ -97,7 +97,7 @@ export const retryDelivery = async (tenantId: string, deliveryId: string, now: D
             TableName: tableName(),
             Key: keys.delivery(tenantId, deliveryId),
             // The copy of the destination goes: a retry acts on the destination as it is (deleted, say).
-            UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk REMOVE destination',
+            UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk REMOVE destination, requeuedBy',
             ConditionExpression: '#state = :was AND manualRetries < :max',
             ExpressionAttributeNames: { '#state': 'state', '#mode': 'mode' },
             ExpressionAttributeValues: { ':pending': 'pending', ':manual': 'manual', ':one': 1, ':at': at, ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk, ':was': record.state, ':max': max },

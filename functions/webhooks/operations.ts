@@ -4,6 +4,8 @@ import { IdParams } from '../../shared/http/schemas.ts';
 import { deliveryDetail, getDeliveryRecord, listDeliveries, retryDelivery, testDelivery } from './deliveries.ts';
 import { toEndpoint } from './endpoint-record.ts';
 import { eventTypeCatalogue } from './event-types.ts';
+import { getRecoveryRecord, startRecovery } from './recoveries.ts';
+import { toRecovery } from './recovery-record.ts';
 import { createEndpoint, deleteEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
 import {
   CreateEndpointBody,
@@ -16,6 +18,9 @@ import {
   EndpointList,
   EndpointWithSecret,
   EventTypeList,
+  RecoverBody,
+  Recovery,
+  RecoveryParams,
   RotateSecretBody,
   UpdateEndpointBody,
 } from './schemas.ts';
@@ -196,6 +201,35 @@ export const retryDeliveryOperation = defineOperation({
   },
 });
 
+export const recoverDeliveriesOperation = defineOperation({
+  operationId: 'recoverWebhookDeliveries',
+  method: 'POST',
+  path: `${prefix}/endpoints/{id}/recover`,
+  summary: 'Give every dead delivery of a time window one more attempt',
+  tag,
+  permission: 'webhooks.manage',
+  idempotent: true,
+  params: IdParams,
+  body: RecoverBody,
+  responses: { 202: { description: 'The recovery, running: read it at its location', schema: Recovery } },
+  handle: async ({ params, body, caller }) => {
+    const { record, writes } = await startRecovery(caller.tenantId, params.id, body, caller.now);
+    return { status: 202, body: toRecovery(record), headers: { location: `${prefix}/endpoints/${params.id}/recoveries/${record.id}` }, writes, resourceId: record.id };
+  },
+});
+
+export const getRecoveryOperation = defineOperation({
+  operationId: 'getWebhookRecovery',
+  method: 'GET',
+  path: `${prefix}/endpoints/{id}/recoveries/{recoveryId}`,
+  summary: 'Read a recovery',
+  tag,
+  permission: 'webhooks.read',
+  params: RecoveryParams,
+  responses: { 200: { description: 'The recovery and its counts so far', schema: Recovery } },
+  handle: async ({ params, caller }) => ({ status: 200, body: toRecovery(await getRecoveryRecord(caller.tenantId, params.id, params.recoveryId)) }),
+});
+
 export const listEventTypesOperation = defineOperation({
   operationId: 'listWebhookEventTypes',
   method: 'GET',
@@ -220,4 +254,6 @@ export const webhookOperations = [
   listDeliveriesOperation,
   getDeliveryOperation,
   retryDeliveryOperation,
+  recoverDeliveriesOperation,
+  getRecoveryOperation,
 ];

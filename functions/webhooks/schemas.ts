@@ -133,3 +133,28 @@ export const EventTypeList = v.pipe(
   }),
   v.title('WebhookEventTypeList'),
 );
+
+export const RecoverBody = v.strictObject({
+  since: v.pipe(DateTime, v.description('the oldest creation time of the deliveries to recover; at most 30 days back')),
+  until: v.optional(v.pipe(DateTime, v.description('deliveries created before this time; default now'))),
+});
+
+export const RecoveryParams = v.strictObject({ id: Uuid, recoveryId: Uuid });
+
+export const Recovery = v.pipe(
+  v.object({
+    id: Uuid,
+    endpointId: Uuid,
+    since: DateTime,
+    until: DateTime,
+    state: v.picklist(['running', 'finished']),
+    counts: v.object({
+      matched: v.pipe(Int, v.description('dead deliveries created in the window, found so far')),
+      requeued: v.pipe(Int, v.description('those given a new attempt (the others were at the manual retry limit)')),
+    }),
+    createdAt: DateTime,
+    finishedAt: v.nullable(DateTime),
+  }),
+  v.title('WebhookRecovery'),
+);
+export type Recovery = v.InferOutput<typeof Recovery>;

@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
-import { ENDPOINT_ENTITY } from '../../functions/webhooks/entities.ts';
+import { ENDPOINT_ENTITY, RECOVERY_ENTITY } from '../../functions/webhooks/entities.ts';
 import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
 import type { DataTable } from './data-table.ts';
@@ -105,7 +105,7 @@ export class WebhookPipeline extends Construct {
         retryAttempts: 10,
         onFailure: new SqsDlq(this.streamFailures),
         // Only what the handler acts on: new outbox events, deliveries a manual retry made
-        // pending again, and deleted destinations. Every other write (each attempt changes its
+        // pending again, deleted destinations and new recoveries. Every other write (each attempt changes its
         // delivery) is not billed.
         filters: [
           FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(EVENT_ENTITY) } } } }),
@@ -117,6 +117,7 @@ export class WebhookPipeline extends Construct {
             },
           }),
           FilterCriteria.filter({ eventName: FilterRule.isEqual('REMOVE'), dynamodb: { OldImage: { entity: { S: FilterRule.isEqual(ENDPOINT_ENTITY) } } } }),
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(RECOVERY_ENTITY) } } } }),
         ],
       }),
     );

@@ -5,7 +5,7 @@ import { EVENT_ENTITY, toOutboxEvent, type OutboxEvent } from '../../../shared/e
 import { logger } from '../../../shared/logger.ts';
 import { ports } from '../../../shared/ports/registry.ts';
 import { table } from '../../../shared/table/client.ts';
-import { ENDPOINT_ENTITY } from '../entities.ts';
+import { ENDPOINT_ENTITY, RECOVERY_ENTITY } from '../entities.ts';
 import { findDeliveryRecord, newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
 import { listEndpointRecords } from '../endpoints.ts';
 import { endPendingDeliveries } from '../pending-deliveries.ts';
@@ -56,9 +56,14 @@ const route = async (record: DynamoDBRecord, now: Date): Promise<void> => {
   }
   if (!image) return;
   if (record.eventName === 'INSERT' && image.entity === EVENT_ENTITY) return fanOut(toOutboxEvent(image), now);
-  // A manual retry: a settled delivery made pending again by the API is queued from here.
+  // A new recovery: its first page (the worker sends each next one).
+  if (record.eventName === 'INSERT' && image.entity === RECOVERY_ENTITY) {
+    return ports().queue.send({ tenantId: image.tenantId as string, recoveryPage: { endpointId: image.endpointId as string, recoveryId: image.recoveryId as string, step: 0 } });
+  }
+  // A manual retry: a settled delivery made pending again by the API is queued from here. One a
+  // recovery requeued (`requeuedBy`) is sent by the recovery's page, at its slot.
   const old = imageOf(record.dynamodb?.OldImage);
-  if (record.eventName === 'MODIFY' && image.entity === 'delivery' && image.state === 'pending' && (old?.state === 'dead' || old?.state === 'succeeded')) {
+  if (record.eventName === 'MODIFY' && image.entity === 'delivery' && image.state === 'pending' && !image.requeuedBy && (old?.state === 'dead' || old?.state === 'succeeded')) {
     const delivery = toDeliveryRecord(image);
     await ports().queue.send({ tenantId: delivery.tenantId, deliveryId: delivery.id });
   }
