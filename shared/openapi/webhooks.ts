@@ -18,7 +18,10 @@ export const webhookNotifications = (): Record<string, Json> =>
       type,
       {
         post: {
+          operationId: `receive${eventSchemaName(type).replace(/EventData$/, '')}`,
           summary: `The ${type} notification`,
+          // The receiver checks the signature headers, not a token of this API.
+          security: [],
           description: 'Sent to each active destination subscribed to this kind, with the `webhook-id`, `webhook-timestamp` and `webhook-signature` headers (docs/webhooks.md).',
           requestBody: {
             required: true,
