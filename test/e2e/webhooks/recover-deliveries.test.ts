@@ -157,6 +157,26 @@ describe('recovering dead deliveries (decisions 5)', () => {
     expect(receiver.received.length).toBe(expectedIds.size);
   }, 180_000);
 
+  it('ends where it is when its destination is deleted, and leaves no delivery pending', async () => {
+    const endpoint = await create('deleted-during');
+    const now = Date.now();
+    const dead = Array.from({ length: 120 }, (_, i) => settledDelivery(endpoint.id, new Date(now - HOUR + i * 1000), 'dead'));
+    await putAll(dead.map((d) => d.item));
+    const started = await recover(endpoint.id, { since: new Date(now - 2 * HOUR).toISOString() });
+    expect(started.status).toBe(202);
+    expect((await tenant.call(admin, 'DELETE', `/v1/webhooks/endpoints/${endpoint.id}`)).status).toBe(204);
+    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 30_000);
+    expect(finished.body.counts.requeued).toBeLessThan(dead.length);
+    expect(finished.body.counts.matched).toBe(finished.body.counts.requeued);
+    const states = async () => Promise.all(dead.map(async (d) => (await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${d.id}`)).body));
+    const settled = await eventually(states, (all) => all.every((d) => d.state === 'dead'), 30_000);
+    // What the recovery had requeued ended deleted, unless its attempt was made before the delete.
+    const requeued = settled.filter((d) => d.manualRetries === 1);
+    expect(requeued).toHaveLength(finished.body.counts.requeued);
+    for (const d of requeued) expect(['destination_deleted', 'success']).toContain(d.lastOutcome);
+    expect(receiver.received.filter((r) => r.path.endsWith('/deleted-during')).length).toBe(requeued.filter((d) => d.lastOutcome === 'success').length);
+  }, 90_000);
+
   it('checks the window, the destination and the caller', async () => {
     const endpoint = await create('checked');
     const day = 24 * HOUR;
