@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deleteEndpoint } from '../../../functions/webhooks/endpoints.ts';
+import { runAs } from '../../../shared/aws-calls/identity.ts';
+import { commit, ReadOutdatedError } from '../../../shared/table/transaction.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
@@ -68,6 +71,19 @@ describe('DELETE /v1/webhooks/endpoints/{id} (decisions 5)', () => {
     const over = await create(`${receiver.url}/fifth`);
     expect(over.status).toBe(422);
     expect(over.body.code).toBe('destination_limit_reached');
+  });
+
+  it('never gives a slot back twice: a delete read before a disable is refused and read again', async () => {
+    const endpoint = (await create(`${receiver.url}/raced`)).body.endpoint;
+    // The delete's writes are made from the destination as read while active…
+    const writes = await runAs('webhooks', () => deleteEndpoint(tenant.id, endpoint.id));
+    // …then the destination is disabled (which gives its slot back) before they commit.
+    expect((await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } })).status).toBe(200);
+    await expect(runAs('webhooks', () => commit(writes))).rejects.toBeInstanceOf(ReadOutdatedError);
+    // Run again (as the request path does), it deletes the disabled destination alone: the count is 0, so 3 fit.
+    expect((await remove(endpoint.id)).status).toBe(204);
+    for (const path of ['a', 'b', 'c']) expect((await create(`${receiver.url}/${path}`)).status).toBe(201);
+    expect((await create(`${receiver.url}/d`)).body.code).toBe('destination_limit_reached');
   });
 
   it('writes one audit entry; a replay answers the same and writes none; a second delete is 404', async () => {
