@@ -93,6 +93,8 @@ describe('recovering dead deliveries (decisions 5)', () => {
     const started = await recover(endpoint.id, { since: since.toISOString() });
     expect(started.status, started.text).toBe(202);
     expect(started.body).toMatchObject({ endpointId: endpoint.id, since: since.toISOString(), state: 'running', counts: { matched: 0, requeued: 0 }, finishedAt: null });
+    // `until` defaults to the time of the request.
+    expect(started.body.until).toBe(started.body.createdAt);
     expect(started.headers.get('location')).toBe(`/v1/webhooks/endpoints/${endpoint.id}/recoveries/${started.body.id}`);
     // One at a time per destination.
     const second = await recover(endpoint.id, { since: since.toISOString() });
