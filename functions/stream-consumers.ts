@@ -24,8 +24,9 @@ export const streamConsumerGroups: StreamConsumerGroup[] = [
   {
     name: 'webhook-fan-out',
     entry: 'functions/webhooks/fan-out/handler.ts',
-    // Reads the tenant's destinations and a delivery, writes new deliveries.
-    table: { items: ['GetItem', 'Query', 'PutItem'] },
+    // Reads the tenant's destinations and a delivery, writes new deliveries; a deleted
+    // destination's pending deliveries (gsi1) end dead.
+    table: { items: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], queries: ['gsi1'] },
     load: async () => (await import('./webhooks/fan-out/handler.ts')).handler,
   },
 ];

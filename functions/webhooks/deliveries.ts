@@ -61,12 +61,13 @@ export const getDeliveryRecord = async (tenantId: string, deliveryId: string, no
   return record;
 };
 
-export const deliveryDetail = (record: DeliveryRecord) => {
+/** The receiver's own words may hold what only admins should see: other roles get the log without them. */
+export const deliveryDetail = (record: DeliveryRecord, view: { revealExcerpts: boolean }) => {
   const envelope = JSON.parse(record.payload) as { id: string; type: Delivery['eventType']; timestamp: string; data: Record<string, unknown> };
   return {
     ...toDelivery(record),
     event: { id: envelope.id, type: envelope.type, occurredAt: envelope.timestamp, data: envelope.data },
-    attemptLog: record.attemptLog,
+    attemptLog: view.revealExcerpts ? record.attemptLog : record.attemptLog.map(({ responseExcerpt: _hidden, ...entry }) => entry),
     attemptLogOmitted: record.attemptLogOmitted,
   };
 };
@@ -95,7 +96,8 @@ export const retryDelivery = async (tenantId: string, deliveryId: string, now: D
           Update: {
             TableName: tableName(),
             Key: keys.delivery(tenantId, deliveryId),
-            UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk',
+            // The copy of the destination goes: a retry acts on the destination as it is (deleted, say).
+            UpdateExpression: 'SET #state = :pending, #mode = :manual, manualRetries = manualRetries + :one, nextAttemptAt = :at, gsi2pk = :duePk, gsi2sk = :dueSk REMOVE destination, requeuedBy',
             ConditionExpression: '#state = :was AND manualRetries < :max',
             ExpressionAttributeNames: { '#state': 'state', '#mode': 'mode' },
             ExpressionAttributeValues: { ':pending': 'pending', ':manual': 'manual', ':one': 1, ':at': at, ':duePk': due.gsi2pk, ':dueSk': due.gsi2sk, ':was': record.state, ':max': max },

@@ -59,7 +59,8 @@ export const toDeliveryRecord = (item: Record<string, unknown>): DeliveryRecord 
   deadAt: (item.deadAt as string | null) ?? null,
   createdAt: item.createdAt as string,
   payload: item.payload as string,
-  attemptLog: (item.attemptLog as AttemptLogEntry[]) ?? [],
+  // Entries written before these fields were kept read as null.
+  attemptLog: ((item.attemptLog as AttemptLogEntry[]) ?? []).map((entry) => ({ ...entry, retryAfterSeconds: entry.retryAfterSeconds ?? null, responseExcerpt: entry.responseExcerpt ?? null })),
   attemptLogOmitted: (item.attemptLogOmitted as number | undefined) ?? 0,
   leaseToken: (item.leaseToken as string | null) ?? null,
   expiresAt: item.expiresAt as number,

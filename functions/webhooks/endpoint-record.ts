@@ -3,6 +3,7 @@ import { seal, unseal, type SealedSecret } from '../../shared/crypto/sealed-secr
 import { newId } from '../../shared/ids.ts';
 import { ports } from '../../shared/ports/registry.ts';
 import { keys } from '../../shared/table/keys.ts';
+import { ENDPOINT_ENTITY } from './entities.ts';
 import { generateSecret } from './transport/signature.ts';
 import type { Endpoint, SecretReveal } from './schemas.ts';
 
@@ -41,7 +42,7 @@ export const toEndpointRecord = (item: Record<string, unknown>): EndpointRecord 
 
 export const endpointItem = (record: EndpointRecord) => ({
   ...keys.webhookEndpoint(record.tenantId, record.id),
-  entity: 'webhookEndpoint',
+  entity: ENDPOINT_ENTITY,
   endpointId: record.id,
   tenantId: record.tenantId,
   url: record.url,

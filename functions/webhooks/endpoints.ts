@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/clock.ts';
 import { NotFoundError, UnprocessableError, VersionMismatchError } from '../../shared/errors.ts';
+import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { newId } from '../../shared/ids.ts';
 import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
-import type { Write } from '../../shared/table/transaction.ts';
 import { endpointItem, newSecret, rotate, toEndpointRecord, type EndpointRecord } from './endpoint-record.ts';
 import type { Endpoint, SecretReveal, UpdateEndpointBody } from './schemas.ts';
 import { webhookSettings } from './settings.ts';
@@ -146,4 +146,30 @@ export const rotateSecret = async (
   const secrets = rotate(current, stored, body.graceSeconds, now);
   const record: EndpointRecord = { ...current, ...secrets, version: current.version + 1, updatedAt: nowIso(now) };
   return { record, secret: reveal, writes: [updateEndpointFields(record, body.version, secrets)] };
+};
+
+/**
+ * DELETE: the destination goes, and with it, if it was active, its active slot (URL guard and
+ * count), so its URL may be registered again. The condition holds the state as read: a
+ * destination disabled meanwhile (which gave its slot back) is read again, never released twice.
+ * Its pending deliveries end when the table stream sees it go (fan-out handler); its deliveries
+ * stay readable until they expire.
+ */
+export const deleteEndpoint = async (tenantId: string, endpointId: string): Promise<Write[]> => {
+  const current = await getEndpointRecord(tenantId, endpointId);
+  return [
+    {
+      item: {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.webhookEndpoint(tenantId, endpointId),
+          ConditionExpression: 'attribute_exists(pk) AND #state = :state',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':state': current.state },
+        },
+      },
+      onConditionFailed: (old) => (old ? new ReadOutdatedError() : notFound()),
+    },
+    ...(current.state === 'active' ? releaseActiveSlot(tenantId, endpointId, current.url) : []),
+  ];
 };

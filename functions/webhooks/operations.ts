@@ -3,7 +3,10 @@ import { defineOperation, type Caller } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { deliveryDetail, getDeliveryRecord, listDeliveries, retryDelivery, testDelivery } from './deliveries.ts';
 import { toEndpoint } from './endpoint-record.ts';
-import { createEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
+import { eventTypeCatalogue } from './event-types.ts';
+import { getRecoveryRecord, startRecovery } from './recoveries.ts';
+import { toRecovery } from './recovery-record.ts';
+import { createEndpoint, deleteEndpoint, getEndpointRecord, listEndpointRecords, rotateSecret, updateEndpoint } from './endpoints.ts';
 import {
   CreateEndpointBody,
   Delivery,
@@ -14,6 +17,10 @@ import {
   EndpointDeliveriesQuery,
   EndpointList,
   EndpointWithSecret,
+  EventTypeList,
+  RecoverBody,
+  Recovery,
+  RecoveryParams,
   RotateSecretBody,
   UpdateEndpointBody,
 } from './schemas.ts';
@@ -22,6 +29,8 @@ const tag = 'Webhooks';
 
 /** Readers who may not manage destinations (operators, viewers) do not see query strings. */
 const viewFor = (caller: Caller) => ({ revealQuery: mayPerform(caller.member.role, 'webhooks.manage') });
+/** Receivers' answers in the attempt log are for admins (decisions 5). */
+const logViewFor = (caller: Caller) => ({ revealExcerpts: mayPerform(caller.member.role, 'webhooks.manage') });
 const prefix = '/v1/webhooks';
 
 export const createEndpointOperation = defineOperation({
@@ -79,6 +88,20 @@ export const updateEndpointOperation = defineOperation({
     const { record, writes } = await updateEndpoint(caller.tenantId, params.id, body, caller.now);
     return { status: 200, body: toEndpoint(record, caller.now), writes, resourceId: record.id };
   },
+});
+
+export const deleteEndpointOperation = defineOperation({
+  operationId: 'deleteWebhookEndpoint',
+  method: 'DELETE',
+  path: `${prefix}/endpoints/{id}`,
+  summary: 'Delete a webhook destination',
+  tag,
+  permission: 'webhooks.manage',
+  requiresMfa: true,
+  idempotent: true,
+  params: IdParams,
+  responses: { 204: { description: 'Deleted: its pending deliveries end dead (destination_deleted), its URL is free, its deliveries stay readable until they expire' } },
+  handle: async ({ params, caller }) => ({ status: 204, writes: await deleteEndpoint(caller.tenantId, params.id), resourceId: params.id }),
 });
 
 export const rotateSecretOperation = defineOperation({
@@ -159,7 +182,7 @@ export const getDeliveryOperation = defineOperation({
   permission: 'webhooks.read',
   params: IdParams,
   responses: { 200: { description: 'The delivery, its event and its attempt log', schema: DeliveryDetail } },
-  handle: async ({ params, caller }) => ({ status: 200, body: deliveryDetail(await getDeliveryRecord(caller.tenantId, params.id, caller.now)) }),
+  handle: async ({ params, caller }) => ({ status: 200, body: deliveryDetail(await getDeliveryRecord(caller.tenantId, params.id, caller.now), logViewFor(caller)) }),
 });
 
 export const retryDeliveryOperation = defineOperation({
@@ -178,15 +201,59 @@ export const retryDeliveryOperation = defineOperation({
   },
 });
 
+export const recoverDeliveriesOperation = defineOperation({
+  operationId: 'recoverWebhookDeliveries',
+  method: 'POST',
+  path: `${prefix}/endpoints/{id}/recover`,
+  summary: 'Give every dead delivery of a time window one more attempt',
+  tag,
+  permission: 'webhooks.manage',
+  idempotent: true,
+  params: IdParams,
+  body: RecoverBody,
+  responses: { 202: { description: 'The recovery, running: read it at its location', schema: Recovery } },
+  handle: async ({ params, body, caller }) => {
+    const { record, writes } = await startRecovery(caller.tenantId, params.id, body, caller.now);
+    return { status: 202, body: toRecovery(record), headers: { location: `${prefix}/endpoints/${params.id}/recoveries/${record.id}` }, writes, resourceId: record.id };
+  },
+});
+
+export const getRecoveryOperation = defineOperation({
+  operationId: 'getWebhookRecovery',
+  method: 'GET',
+  path: `${prefix}/endpoints/{id}/recoveries/{recoveryId}`,
+  summary: 'Read a recovery',
+  tag,
+  permission: 'webhooks.read',
+  params: RecoveryParams,
+  responses: { 200: { description: 'The recovery and its counts so far', schema: Recovery } },
+  handle: async ({ params, caller }) => ({ status: 200, body: toRecovery(await getRecoveryRecord(caller.tenantId, params.id, params.recoveryId)) }),
+});
+
+export const listEventTypesOperation = defineOperation({
+  operationId: 'listWebhookEventTypes',
+  method: 'GET',
+  path: `${prefix}/event-types`,
+  summary: 'List the event kinds a destination can receive',
+  tag,
+  permission: 'webhooks.catalogue',
+  responses: { 200: { description: 'Every kind with the JSON Schema of its data and an example, ordered by type', schema: EventTypeList } },
+  handle: async () => ({ status: 200, body: { items: eventTypeCatalogue() } }),
+});
+
 export const webhookOperations = [
+  listEventTypesOperation,
   createEndpointOperation,
   listEndpointsOperation,
   getEndpointOperation,
   updateEndpointOperation,
+  deleteEndpointOperation,
   rotateSecretOperation,
   testEndpointOperation,
   listEndpointDeliveriesOperation,
   listDeliveriesOperation,
   getDeliveryOperation,
   retryDeliveryOperation,
+  recoverDeliveriesOperation,
+  getRecoveryOperation,
 ];

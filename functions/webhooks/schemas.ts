@@ -96,6 +96,11 @@ export const AttemptLogEntry = v.object({
   durationMs: Int,
   outcome: v.picklist(attemptOutcomes),
   statusCode: v.nullable(Int),
+  retryAfterSeconds: v.pipe(v.nullable(Int), v.description('the receiver’s Retry-After in seconds (on 429 or 503), null without the header')),
+  responseExcerpt: v.pipe(
+    v.optional(v.nullable(v.string())),
+    v.description('the first 256 bytes of the receiver’s body as UTF-8 text, control characters removed; null without a body; only admins read it (absent for other roles)'),
+  ),
 });
 export type AttemptLogEntry = v.InferOutput<typeof AttemptLogEntry>;
 
@@ -114,3 +119,42 @@ export const DeliveriesQuery = v.strictObject({ state: v.optional(v.picklist(del
 
 export const DeliveryPage = v.object({ items: v.array(Delivery), nextCursor: v.nullable(Uuid) });
 export const EndpointList = v.object({ items: v.array(Endpoint) });
+
+export const EventTypeList = v.pipe(
+  v.object({
+    items: v.array(
+      v.object({
+        type: EventType,
+        description: v.string(),
+        schema: v.pipe(v.record(v.string(), v.unknown()), v.description('JSON Schema (2020-12) of the event’s data; the same as the OpenAPI component `<Type>EventData`')),
+        example: v.pipe(v.record(v.string(), v.unknown()), v.description('a data object that validates against the schema')),
+      }),
+    ),
+  }),
+  v.title('WebhookEventTypeList'),
+);
+
+export const RecoverBody = v.strictObject({
+  since: v.pipe(DateTime, v.description('the oldest creation time of the deliveries to recover; at most 30 days back')),
+  until: v.optional(v.pipe(DateTime, v.description('deliveries created before this time; default now'))),
+});
+
+export const RecoveryParams = v.strictObject({ id: Uuid, recoveryId: Uuid });
+
+export const Recovery = v.pipe(
+  v.object({
+    id: Uuid,
+    endpointId: Uuid,
+    since: DateTime,
+    until: DateTime,
+    state: v.picklist(['running', 'finished']),
+    counts: v.object({
+      matched: v.pipe(Int, v.description('dead deliveries created in the window, found so far')),
+      requeued: v.pipe(Int, v.description('those given a new attempt (the others were at the manual retry limit)')),
+    }),
+    createdAt: DateTime,
+    finishedAt: v.nullable(DateTime),
+  }),
+  v.title('WebhookRecovery'),
+);
+export type Recovery = v.InferOutput<typeof Recovery>;

@@ -12,6 +12,7 @@ import { sealedReplayOperations } from '../../functions/index.ts';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
+import { ENDPOINT_ENTITY, RECOVERY_ENTITY } from '../../functions/webhooks/entities.ts';
 import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
 import type { DataTable } from './data-table.ts';
@@ -110,8 +111,9 @@ export class WebhookPipeline extends Construct {
         // Bounded so one poison record cannot hold its shard until the stream's 24 h retention ends.
         retryAttempts: 10,
         onFailure: new SqsDlq(this.streamFailures),
-        // Only what the handler acts on: new outbox events, and deliveries a manual retry made
-        // pending again. Every other write (each attempt changes its delivery) is not billed.
+        // Only what the handler acts on: new outbox events, deliveries a manual retry made
+        // pending again, deleted destinations and new recoveries. Every other write (each attempt changes its
+        // delivery) is not billed.
         filters: [
           FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(EVENT_ENTITY) } } } }),
           FilterCriteria.filter({
@@ -121,6 +123,8 @@ export class WebhookPipeline extends Construct {
               OldImage: { state: { S: FilterRule.or('dead', 'succeeded') } },
             },
           }),
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('REMOVE'), dynamodb: { OldImage: { entity: { S: FilterRule.isEqual(ENDPOINT_ENTITY) } } } }),
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: FilterRule.isEqual(RECOVERY_ENTITY) } } } }),
         ],
       }),
     );

@@ -27,6 +27,7 @@ export const permissions = {
   'invoices.approve': adminOnly, // approve, issue, cancel
   'webhooks.read': readers,
   'webhooks.manage': adminOnly,
+  'webhooks.catalogue': staff, // the event-type catalogue, for those who build receivers (decisions 5)
   'integrations.read': readers, // connections and issue options: every role but driver (decisions 10)
   'integrations.manage': adminOnly,
   'integrations.import': staff, // imports: admin or operator (decisions 10)

@@ -43,6 +43,9 @@ export const eventDataSchemas = {
     summary: v.strictObject({ stopCount: Count, deliveredCount: Count, failedCount: Count, durationSeconds: Count }),
   }),
   'webhook.test': v.strictObject({ endpointId: Uuid, message: v.string() }),
+  // decisions 5: operational events about one destination, sent to the company's other ones.
+  'webhook.endpoint.failing': v.strictObject({ endpointId: Uuid, url: v.string(), consecutiveFailures: Count, disabledReason: v.null() }),
+  'webhook.endpoint.disabled': v.strictObject({ endpointId: Uuid, url: v.string(), consecutiveFailures: Count, disabledReason: v.literal('failures') }),
   'integration.import.finished': v.strictObject({
     connectionId: Uuid,
     importId: Uuid,

@@ -7,6 +7,7 @@ import { namedSchemas } from './named-schemas.ts';
 import { operationObject } from './operation-object.ts';
 import { Problem, problemMediaType, standardProblemResponses } from './problems.ts';
 import { tagDescriptions, type TagName } from './tags.ts';
+import { eventDataComponents, webhookNotifications } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -41,7 +42,7 @@ export interface OpenApiBuild {
 }
 
 /** Builds the document from the given operations; openApiDocument() is this for every route served. */
-export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
+export const buildDocument = (operations: AnyOperation[], options: { notifications?: boolean } = {}): OpenApiBuild => {
   const schemas = new SchemaConverter(namedSchemas(operations, { Problem: Problem as v.GenericSchema }));
   const problem = schemas.reference('Problem', 'response');
 
@@ -78,8 +79,10 @@ export const buildDocument = (operations: AnyOperation[]): OpenApiBuild => {
     servers,
     tags: tags.map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
+    // The notifications the service sends, and their data schemas (the event-type catalogue's).
+    ...(options.notifications ? { webhooks: webhookNotifications() } : {}),
     components: {
-      schemas: schemas.components(),
+      schemas: Object.fromEntries(Object.entries({ ...schemas.components(), ...(options.notifications ? eventDataComponents() : {}) }).sort(([a], [b]) => a.localeCompare(b))),
       responses,
       parameters: sharedParameters,
       headers: {
@@ -103,4 +106,4 @@ const deepFreeze = <T>(value: T): T => {
 let memo: Json | undefined;
 
 /** The OpenAPI 3.1 document of every route served; built once per process and frozen, since every request shares it. */
-export const openApiDocument = (): object => (memo ??= deepFreeze(buildDocument(allOperations()).document));
+export const openApiDocument = (): object => (memo ??= deepFreeze(buildDocument(allOperations(), { notifications: true }).document));

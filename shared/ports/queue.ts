@@ -6,12 +6,27 @@ export interface DeliveryMessage {
   deliveryId: string;
 }
 
+/**
+ * One page of a recovery (decisions 5): `step` is the number of pages the recovery had committed
+ * when the message was sent, so a message handed over twice is recognised. It shares the attempts
+ * queue and its worker, which already hold every right a page needs.
+ */
+export interface RecoveryPageMessage {
+  tenantId: string;
+  recoveryPage: { endpointId: string; recoveryId: string; step: number };
+}
+
+/** What the attempts queue carries. */
+export type QueueMessage = DeliveryMessage | RecoveryPageMessage;
+
+export const isRecoveryPage = (message: QueueMessage): message is RecoveryPageMessage => 'recoveryPage' in message;
+
 /** SQS refuses a larger per-message delay; longer waits go through the scheduler. */
 export const MAX_SQS_DELAY_SECONDS = 900;
 
 export interface QueuePort {
   /** delaySeconds: an integer from 0 to MAX_SQS_DELAY_SECONDS; a RangeError otherwise. */
-  send(message: DeliveryMessage, delaySeconds?: number): Promise<void>;
+  send(message: QueueMessage, delaySeconds?: number): Promise<void>;
 }
 
 /** Shared by the adapter and the local stand-in so both refuse the same delays. */
@@ -22,9 +37,12 @@ export const checkDelaySeconds = (delaySeconds: number): number => {
   return delaySeconds;
 };
 
-/** Only the two ids go on the wire, whatever else the caller's object holds. */
-export const messageBody = (message: DeliveryMessage): string =>
-  JSON.stringify({ tenantId: message.tenantId, deliveryId: message.deliveryId });
+/** Only the message's own fields go on the wire, whatever else the caller's object holds. */
+export const messageBody = (message: QueueMessage): string => {
+  if (!isRecoveryPage(message)) return JSON.stringify({ tenantId: message.tenantId, deliveryId: message.deliveryId });
+  const { endpointId, recoveryId, step } = message.recoveryPage;
+  return JSON.stringify({ tenantId: message.tenantId, recoveryPage: { endpointId, recoveryId, step } });
+};
 
 export class SqsQueue implements QueuePort {
   private readonly queueUrl: string;
@@ -35,7 +53,7 @@ export class SqsQueue implements QueuePort {
     this.client = options.client ?? new SQSClient({});
   }
 
-  async send(message: DeliveryMessage, delaySeconds = 0): Promise<void> {
+  async send(message: QueueMessage, delaySeconds = 0): Promise<void> {
     const DelaySeconds = checkDelaySeconds(delaySeconds);
     // DelaySeconds is always sent so a queue-level default delay never adds to the retry plan.
     await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: messageBody(message), DelaySeconds }));

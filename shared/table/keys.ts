@@ -82,6 +82,9 @@ export const keys = {
   webhookUrlGuard: (tenantId: string, urlHash: string) => ({ pk: tenantPk(tenantId), sk: `WHURL#${urlHash}` }),
   /** How many destinations of the tenant are active, kept in every write that changes it. */
   webhookActiveCount: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WHACTIVE' }),
+  /** A recovery of a destination's dead deliveries, and the lock its destination holds while one runs. */
+  webhookRecovery: (tenantId: string, endpointId: string, recoveryId: string) => ({ pk: tenantPk(tenantId), sk: `WHREC#${endpointId}#${recoveryId}` }),
+  webhookRecoveryLock: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHRECLOCK#${endpointId}` }),
   /** Deliveries live in their own partition per tenant, newest first by their UUIDv7 id. */
   delivery: (tenantId: string, deliveryId: string) => ({ pk: `${tenantPk(tenantId)}#DLV`, sk: `DLV#${deliveryId}` }),
   deliveryPartition: (tenantId: string) => `${tenantPk(tenantId)}#DLV`,

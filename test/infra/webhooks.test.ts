@@ -84,7 +84,7 @@ describe('fan-out', () => {
     expect(mappings[0]![1].Properties.MaximumRetryAttempts).toBeGreaterThan(0);
   });
 
-  it('is invoked only for outbox event INSERTs and deliveries a manual retry made pending', () => {
+  it('is invoked only for outbox event INSERTs, deliveries a manual retry made pending, deleted destinations and new recoveries', () => {
     const [[, mapping]] = mappingsOf(logicalId(stack.webhookPipeline.fanOut.function)) as [[string, Resource]];
     const patterns = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
     expect(patterns).toEqual([
@@ -93,6 +93,8 @@ describe('fan-out', () => {
         eventName: ['MODIFY'],
         dynamodb: { NewImage: { entity: { S: ['delivery'] }, state: { S: ['pending'] } }, OldImage: { state: { S: ['dead', 'succeeded'] } } },
       },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { entity: { S: ['webhookEndpoint'] } } } },
+      { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['webhookRecovery'] } } } },
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { envelopeViolation } from './event-schemas.ts';
 
 export interface Received {
   path: string;
@@ -15,10 +16,13 @@ export interface Reply {
 
 /**
  * A real webhook receiver on 127.0.0.1: records every request with its raw body and answers
- * as the test says (2xx by default).
+ * as the test says (2xx by default). Every notification it receives is checked against its
+ * kind's schema in the event-type catalogue; `stop()` (each file's afterAll) fails on a mismatch,
+ * so each event the e2e suite delivers is held to the schema receivers generate code from.
  */
 export class Receiver {
   readonly received: Received[] = [];
+  readonly schemaViolations: string[] = [];
   reply: (request: Received) => Reply = () => ({ status: 204 });
   private server?: Server;
   url = '';
@@ -30,6 +34,8 @@ export class Receiver {
       req.on('end', () => {
         const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         this.received.push(request);
+        const violation = envelopeViolation(request.body);
+        if (violation) this.schemaViolations.push(violation);
         const answer = this.reply(request);
         res.writeHead(answer.status, answer.headers).end(answer.body ?? '');
       });
@@ -51,6 +57,7 @@ export class Receiver {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((ok) => (this.server ? this.server.close(() => ok()) : ok()));
+    if (this.schemaViolations.length > 0) throw new Error(`notifications that do not match their kind's schema: ${this.schemaViolations.join('; ')}`);
   }
 }
 

@@ -5,8 +5,11 @@ import { EVENT_ENTITY, toOutboxEvent, type OutboxEvent } from '../../../shared/e
 import { logger } from '../../../shared/logger.ts';
 import { ports } from '../../../shared/ports/registry.ts';
 import { table } from '../../../shared/table/client.ts';
+import { ENDPOINT_ENTITY, RECOVERY_ENTITY } from '../entities.ts';
 import { findDeliveryRecord, newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
 import { listEndpointRecords } from '../endpoints.ts';
+import { endPendingDeliveries } from '../pending-deliveries.ts';
+import { isAboutDestination } from '../operational-events.ts';
 
 type Image = Record<string, unknown>;
 const imageOf = (image: unknown): Image | undefined => (image ? unmarshall(image as Parameters<typeof unmarshall>[0]) : undefined);
@@ -25,7 +28,10 @@ const queueIfFresh = async (tenantId: string, deliveryId: string): Promise<void>
 const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
   if (event.target) return queueIfFresh(event.tenantId, event.target.deliveryId);
   const readAt = new Date();
-  const endpoints = (await listEndpointRecords(event.tenantId, { consistent: true })).filter((e) => e.state === 'active' && e.eventTypes.includes(event.type as never));
+  // An operational event goes to the company's other destinations, never to the one it is about.
+  const endpoints = (await listEndpointRecords(event.tenantId, { consistent: true })).filter(
+    (e) => e.state === 'active' && e.eventTypes.includes(event.type as never) && !isAboutDestination(event, e.id),
+  );
   await Promise.all(
     endpoints.map(async (endpoint) => {
       const delivery = newDelivery(event, { record: endpoint, readAt }, now);
@@ -42,11 +48,22 @@ const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
 
 const route = async (record: DynamoDBRecord, now: Date): Promise<void> => {
   const image = imageOf(record.dynamodb?.NewImage);
+  // A deleted destination: its pending deliveries end here, where a crash means a second try.
+  if (record.eventName === 'REMOVE') {
+    const gone = imageOf(record.dynamodb?.OldImage);
+    if (gone?.entity === ENDPOINT_ENTITY) await endPendingDeliveries(gone.tenantId as string, gone.endpointId as string, 'destination_deleted', now);
+    return;
+  }
   if (!image) return;
   if (record.eventName === 'INSERT' && image.entity === EVENT_ENTITY) return fanOut(toOutboxEvent(image), now);
-  // A manual retry: a settled delivery made pending again by the API is queued from here.
+  // A new recovery: its first page (the worker sends each next one).
+  if (record.eventName === 'INSERT' && image.entity === RECOVERY_ENTITY) {
+    return ports().queue.send({ tenantId: image.tenantId as string, recoveryPage: { endpointId: image.endpointId as string, recoveryId: image.recoveryId as string, step: 0 } });
+  }
+  // A manual retry: a settled delivery made pending again by the API is queued from here. One a
+  // recovery requeued (`requeuedBy`) is sent by the recovery's page, at its slot.
   const old = imageOf(record.dynamodb?.OldImage);
-  if (record.eventName === 'MODIFY' && image.entity === 'delivery' && image.state === 'pending' && (old?.state === 'dead' || old?.state === 'succeeded')) {
+  if (record.eventName === 'MODIFY' && image.entity === 'delivery' && image.state === 'pending' && !image.requeuedBy && (old?.state === 'dead' || old?.state === 'succeeded')) {
     const delivery = toDeliveryRecord(image);
     await ports().queue.send({ tenantId: delivery.tenantId, deliveryId: delivery.id });
   }

@@ -4,6 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { describeError, outcomeForError } from './classify-error.ts';
 import type { AttemptOutcome } from './outcomes.ts';
 import { parseRetryAfter } from './retry-after.ts';
+import { RESPONSE_EXCERPT_BYTES, responseExcerpt } from './response-excerpt.ts';
 
 export interface ExchangeInput {
   url: URL;
@@ -21,6 +22,8 @@ export interface ExchangeResult {
   outcome: AttemptOutcome;
   statusCode: number | null;
   retryAfterSeconds: number | null;
+  /** The start of the receiver's body as text (decisions 5), null without one. */
+  responseExcerpt: string | null;
   detail: string | null;
 }
 
@@ -37,10 +40,13 @@ export function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   return new Promise((resolve) => {
     let statusCode: number | null = null;
     let settled = false;
+    // Only the head of the body is kept; the rest is counted, never held.
+    const head: Buffer[] = [];
+    let headBytes = 0;
     const settle = (outcome: AttemptOutcome, detail: string, retryAfterSeconds: number | null = null) => {
       if (settled) return;
       settled = true;
-      resolve({ outcome, statusCode, retryAfterSeconds, detail });
+      resolve({ outcome, statusCode, retryAfterSeconds, responseExcerpt: responseExcerpt(Buffer.concat(head)), detail });
     };
 
     // Hands Node the checked addresses instead of asking DNS again, so a rebinding answer cannot slip in
@@ -88,6 +94,12 @@ export function exchange(input: ExchangeInput): Promise<ExchangeResult> {
       let received = 0;
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
+        // One byte past the excerpt tells whether the cut splits a character.
+        if (headBytes <= RESPONSE_EXCERPT_BYTES) {
+          const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES + 1 - headBytes);
+          head.push(part);
+          headBytes += part.length;
+        }
         if (received > maxResponseBytes) tooLarge();
       });
       res.on('end', () => {

@@ -10,6 +10,7 @@ export const attemptOutcomes = [
   'connection_reset',
   'response_too_large',
   'destination_disabled',
+  'destination_deleted',
   'network_error',
 ] as const;
 

@@ -27,6 +27,7 @@ export interface AttemptResult {
   durationMs: number;
   startedAt: string;
   retryAfterSeconds: number | null;
+  responseExcerpt: string | null;
   detail: string | null;
 }
 
@@ -101,7 +102,7 @@ async function attempt(request: AttemptRequest, deadline: Deadline & { clear(): 
 }
 
 function failed(outcome: AttemptOutcome, detail: string): AttemptCore {
-  return { outcome, statusCode: null, retryAfterSeconds: null, detail };
+  return { outcome, statusCode: null, retryAfterSeconds: null, responseExcerpt: null, detail };
 }
 
 function startDeadline(timeoutMs: number): Deadline & { clear(): void } {

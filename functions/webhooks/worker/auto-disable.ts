@@ -1,14 +1,14 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auditWrite, SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
 import { nowIso } from '../../../shared/clock.ts';
 import { StateConflictError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
-import { table, tableName } from '../../../shared/table/client.ts';
-import { queryAll } from '../../../shared/table/query-all.ts';
+import { tableName } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { releaseActiveSlot } from '../active-destinations.ts';
+import { endPendingDeliveries } from '../pending-deliveries.ts';
+import { disabledEvent } from '../operational-events.ts';
 import type { EndpointRecord } from '../endpoint-record.ts';
 import { DISABLE_AFTER_DEAD_DELIVERIES } from '../settings.ts';
 
@@ -27,7 +27,12 @@ class NotFailingError extends StateConflictError {
  * this idempotent, and a count already past 20 after a crash is caught by the next death. A
  * state change, so it moves `version` (a PATCH read before it gets 409).
  */
-export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId' | 'id' | 'url'>, now: Date, runId = newId()): Promise<boolean> => {
+export const disableIfFailing = async (
+  endpoint: Pick<EndpointRecord, 'tenantId' | 'id' | 'url'>,
+  now: Date,
+  options: { runId?: string; failures?: number } = {},
+): Promise<boolean> => {
+  const runId = options.runId ?? newId();
   const { tenantId, id: endpointId } = endpoint;
   try {
     // A change made by a job: its audit entry, with the system actor, commits with it.
@@ -47,40 +52,14 @@ export const disableIfFailing = async (endpoint: Pick<EndpointRecord, 'tenantId'
       },
       ...releaseActiveSlot(tenantId, endpointId, endpoint.url),
       auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: AUTO_DISABLE_AUDIT_ACTION, resourceId: endpointId, requestId: runId, now }),
+      // The company's other destinations hear of it in the same commit: once, and only if it happened.
+      disabledEvent({ tenantId, endpointId, url: endpoint.url, consecutiveFailures: options.failures ?? DISABLE_AFTER_DEAD_DELIVERIES }, now).write,
     ]);
   } catch (error) {
     if (error instanceof NotFailingError) return false;
     throw error;
   }
   logger.warn('webhook destination disabled after repeated failures', { tenantId, endpointId });
-  await stopPendingDeliveries(tenantId, endpointId, now);
+  await endPendingDeliveries(tenantId, endpointId, 'destination_disabled', now);
   return true;
-};
-
-/** Pending deliveries of a disabled destination end dead with `destination_disabled`. */
-const stopPendingDeliveries = async (tenantId: string, endpointId: string, now: Date): Promise<void> => {
-  const pending = queryAll({
-    TableName: tableName(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: '#state = :pending AND tenantId = :tenant',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':pk': keys.deliveryByEndpointPartition(endpointId), ':pending': 'pending', ':tenant': tenantId },
-  });
-  for await (const item of pending) {
-    await table()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.delivery(tenantId, item.deliveryId as string),
-          UpdateExpression: 'SET #state = :dead, deadAt = :now, lastOutcome = :outcome, nextAttemptAt = :null REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: '#state = :pending',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':dead': 'dead', ':now': nowIso(now), ':outcome': 'destination_disabled', ':null': null, ':pending': 'pending' },
-        }),
-      )
-      .catch((error: Error) => {
-        if (error.name !== 'ConditionalCheckFailedException') throw error;
-      });
-  }
 };

@@ -20,13 +20,15 @@ export const useResolver = (next: Resolver | undefined): void => {
   resolver = next ?? systemResolver;
 };
 
-const disabledResult = (now: Date): AttemptResult => ({
-  outcome: 'destination_disabled',
+/** No request: the destination is disabled, or deleted (decisions 5). */
+const notSentResult = (now: Date, outcome: 'destination_disabled' | 'destination_deleted'): AttemptResult => ({
+  outcome,
   statusCode: null,
   durationMs: 0,
   startedAt: nowIso(now),
   retryAfterSeconds: null,
-  detail: 'the destination is disabled',
+  responseExcerpt: null,
+  detail: outcome === 'destination_deleted' ? 'the destination was deleted' : 'the destination is disabled',
 });
 
 /** One signed POST of the stored body; the webhook id is the notification's, the same on every attempt. */
@@ -68,12 +70,16 @@ export const processDelivery = async (message: DeliveryMessage, now = new Date()
   const copy = destination?.snapshot;
   // A test notification goes out even to a disabled destination: it is how one checks a repair.
   const usable = copy && (copy.state === 'active' || record.eventType === 'webhook.test');
-  const result = usable ? await attempt(record, copy, now) : disabledResult(now);
+  const result = usable ? await attempt(record, copy, now) : notSentResult(now, copy ? 'destination_disabled' : 'destination_deleted');
   const settledAt = new Date();
   const settlement = settle(record, result);
   const change = copy ? failureCountChange(record, settlement, copy.consecutiveFailures) : null;
-  const recorded = await recordAttempt(record, leaseToken, result, settlement, settledAt, { countChange: change, snapshot: destination?.read ? keptCopy(destination.snapshot, change) : undefined });
+  const recorded = await recordAttempt(record, leaseToken, result, settlement, settledAt, {
+    countChange: change,
+    snapshot: destination?.read ? keptCopy(destination.snapshot, change) : undefined,
+    url: copy?.url,
+  });
   logger.info('webhook attempt', { deliveryId: record.id, attemptNo: settlement.attemptNo, outcome: result.outcome, status: result.statusCode, state: settlement.state });
-  if (recorded.reachedDisableLimit) await disableIfFailing({ tenantId: record.tenantId, id: record.endpointId, url: copy!.url }, settledAt);
+  if (recorded.reachedDisableLimit) await disableIfFailing({ tenantId: record.tenantId, id: record.endpointId, url: copy!.url }, settledAt, { failures: recorded.failuresAfter ?? undefined });
   if (settlement.delaySeconds !== null) await enqueueAfter(message, settlement.delaySeconds, settlement.attemptNo + 1, settledAt);
 };

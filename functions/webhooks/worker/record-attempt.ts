@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../../shared/clock.ts';
 import { logger } from '../../../shared/logger.ts';
 import { keys } from '../../../shared/table/keys.ts';
@@ -12,6 +12,7 @@ import type { AttemptLogEntry, DeliveryState } from '../schemas.ts';
 import { ATTEMPT_LOG_FIRST, ATTEMPT_LOG_MAX, DISABLE_AFTER_DEAD_DELIVERIES, webhookSettings } from '../settings.ts';
 import type { AttemptResult } from '../transport/send-attempt.ts';
 import { nextDelaySeconds } from './schedule.ts';
+import { failingEvent, WARN_AFTER_DEAD_DELIVERIES } from '../operational-events.ts';
 
 export interface Settlement {
   state: DeliveryState;
@@ -31,7 +32,7 @@ export interface Settlement {
 export const settle = (record: DeliveryRecord, result: AttemptResult): Settlement => {
   const attemptNo = record.attempts + 1;
   if (result.outcome === 'success') return { state: 'succeeded', attemptNo, delaySeconds: null, countsAsFailure: false };
-  if (result.outcome === 'destination_disabled' || record.mode === 'manual') return { state: 'dead', attemptNo, delaySeconds: null, countsAsFailure: false };
+  if (result.outcome === 'destination_disabled' || result.outcome === 'destination_deleted' || record.mode === 'manual') return { state: 'dead', attemptNo, delaySeconds: null, countsAsFailure: false };
   if (attemptNo >= record.maxAttempts) return { state: 'dead', attemptNo, delaySeconds: null, countsAsFailure: record.eventType !== 'webhook.test' };
   return { state: 'pending', attemptNo, delaySeconds: nextDelaySeconds(attemptNo, result.retryAfterSeconds), countsAsFailure: false };
 };
@@ -51,6 +52,8 @@ export interface RecordOptions {
   countChange?: CountChange | null;
   /** A destination copy this attempt read, kept on the delivery for its next attempts. */
   snapshot?: DestinationSnapshot;
+  /** The destination's URL, for the operational event about it. */
+  url?: string;
 }
 
 /** The delivery's write: the attempt, its log and the new state, if this worker still holds the lease. */
@@ -64,6 +67,8 @@ const deliveryUpdate = (record: DeliveryRecord, leaseToken: string, result: Atte
     durationMs: result.durationMs,
     outcome: result.outcome,
     statusCode: result.statusCode,
+    retryAfterSeconds: result.retryAfterSeconds,
+    responseExcerpt: result.responseExcerpt,
   };
   // The lease makes this worker the log's only writer, so the claimed copy is the current one.
   const { log, omitted } = appendToLog(record.attemptLog, record.attemptLogOmitted, entry);
@@ -107,20 +112,36 @@ const deliveryUpdate = (record: DeliveryRecord, leaseToken: string, result: Atte
   };
 };
 
+/** How the count moves: the two `reaching` kinds are the deaths that warn (15) and that disable (20). */
+type CountMove = CountChange | 'add-reaching-warning' | 'add-reaching-limit';
+
 /**
  * The destination's failure count moves; it sets no version, as a count is not a change made by
- * the company. An `add` that would reach the disabling count fails its condition first, so the
- * worker learns, in the same call, that this death is the one that disables: only that one
- * makes the disabling transaction.
+ * the company. An `add` that would reach the warning or the disabling count fails its condition
+ * first, so the worker learns, in the same call, that this death is the one that warns (written
+ * again with the `webhook.endpoint.failing` event in its transaction, so it is sent once) or the
+ * one that disables (only that one makes the disabling transaction).
  */
-const countUpdate = (record: DeliveryRecord, change: CountChange | 'add-reaching-limit') => ({
-  TableName: tableName(),
-  Key: keys.webhookEndpoint(record.tenantId, record.endpointId),
-  UpdateExpression: change === 'reset' ? 'SET consecutiveFailures = :zero' : 'ADD consecutiveFailures :one',
-  ConditionExpression: change === 'add' ? 'attribute_exists(pk) AND consecutiveFailures < :last' : 'attribute_exists(pk)',
-  ExpressionAttributeValues: change === 'reset' ? { ':zero': 0 } : change === 'add' ? { ':one': 1, ':last': DISABLE_AFTER_DEAD_DELIVERIES - 1 } : { ':one': 1 },
-  ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-});
+const countUpdate = (record: DeliveryRecord, change: CountMove) => {
+  const base = { TableName: tableName(), Key: keys.webhookEndpoint(record.tenantId, record.endpointId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  if (change === 'reset') return { ...base, UpdateExpression: 'SET consecutiveFailures = :zero', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':zero': 0 } };
+  const add = { ...base, UpdateExpression: 'ADD consecutiveFailures :one' };
+  if (change === 'add-reaching-limit') return { ...add, ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':one': 1 } };
+  if (change === 'add-reaching-warning') return { ...add, ConditionExpression: 'consecutiveFailures = :warnBefore', ExpressionAttributeValues: { ':one': 1, ':warnBefore': WARN_AFTER_DEAD_DELIVERIES - 1 } };
+  return {
+    ...add,
+    ConditionExpression: 'attribute_exists(pk) AND (consecutiveFailures < :warnBefore OR (consecutiveFailures > :warnBefore AND consecutiveFailures < :last))',
+    ExpressionAttributeValues: { ':one': 1, ':warnBefore': WARN_AFTER_DEAD_DELIVERIES - 1, ':last': DISABLE_AFTER_DEAD_DELIVERIES - 1 },
+  };
+};
+
+/** After the count's condition failed: what this death means given the count as it was (none: the destination is gone). */
+const nextMove = (change: CountMove, old: Record<string, unknown> | undefined): CountMove | null => {
+  if (!old || change === 'reset' || change === 'add-reaching-limit') return null;
+  const count = old.consecutiveFailures as number;
+  if (count === WARN_AFTER_DEAD_DELIVERIES - 1) return 'add-reaching-warning';
+  return count >= DISABLE_AFTER_DEAD_DELIVERIES - 1 ? 'add-reaching-limit' : 'add';
+};
 
 /** Which write's condition failed (0 the delivery, 1 the destination) and the item as it was. */
 const failedCondition = (error: unknown): { index: number; old?: Record<string, unknown> } | undefined => {
@@ -148,15 +169,21 @@ export const recordAttempt = async (
   settlement: Settlement,
   now: Date,
   options: RecordOptions = {},
-): Promise<{ nextAttemptAt: string | null; reachedDisableLimit: boolean }> => {
+): Promise<{ nextAttemptAt: string | null; reachedDisableLimit: boolean; failuresAfter: number | null }> => {
   const { update, nextAttemptAt } = deliveryUpdate(record, leaseToken, result, settlement, now, options.snapshot);
-  let change: CountChange | 'add-reaching-limit' | null = options.countChange ?? null;
-  const done = () => ({ nextAttemptAt, reachedDisableLimit: change === 'add-reaching-limit' });
+  let change: CountMove | null = options.countChange ?? null;
+  let failuresAfter: number | null = null;
+  const done = () => ({ nextAttemptAt, reachedDisableLimit: change === 'add-reaching-limit', failuresAfter });
   const giveUpAt = Date.now() + (webhookSettings.leaseSeconds * 1000) / 2;
   for (let tries = 1; ; tries++) {
     try {
       if (change) {
-        await table().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, { Update: countUpdate(record, change) }] }));
+        const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [{ Update: update }, { Update: countUpdate(record, change) }];
+        if (change === 'add-reaching-warning') {
+          const about = { tenantId: record.tenantId, endpointId: record.endpointId, url: options.url ?? '', consecutiveFailures: WARN_AFTER_DEAD_DELIVERIES };
+          items.push(failingEvent(about, now).write.item);
+        }
+        await table().send(new TransactWriteCommand({ TransactItems: items }));
       } else {
         await table().send(new UpdateCommand(update));
       }
@@ -164,8 +191,8 @@ export const recordAttempt = async (
     } catch (error) {
       const failed = failedCondition(error);
       if (failed?.index === 1) {
-        // The destination is gone (nothing to count), or this death brings it to the limit.
-        change = failed.old && change === 'add' ? 'add-reaching-limit' : null;
+        change = nextMove(change!, failed.old);
+        failuresAfter = failed.old ? (failed.old.consecutiveFailures as number) + 1 : null;
         continue;
       }
       if (failed) {

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { checkDelaySeconds, messageBody, type DeliveryMessage } from '../../../shared/ports/queue.ts';
+import { checkDelaySeconds, messageBody, type QueueMessage } from '../../../shared/ports/queue.ts';
 import type { Journal } from './journal.ts';
 
 export type QueueConsumer = (event: SQSEvent) => Promise<void | SQSBatchResponse>;
 
-export interface LocalQueueOptions<M = DeliveryMessage> {
+export interface LocalQueueOptions<M = QueueMessage> {
   consumer: QueueConsumer;
   batchSize?: number;
   visibilityTimeoutSeconds?: number;
@@ -47,7 +47,7 @@ const stored = ({ lastRecord: _lastRecord, ...rest }: Stored): Omit<Stored, 'las
  * across a crash as in SQS: one sent, or received and not deleted, is received again after the
  * restart (once its delay or visibility timeout has passed).
  */
-export class LocalQueue<M = DeliveryMessage> {
+export class LocalQueue<M = QueueMessage> {
   private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>;
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
@@ -62,7 +62,7 @@ export class LocalQueue<M = DeliveryMessage> {
       pollMs: 50,
       maxConcurrency: 5,
       onError: (error) => console.error('local queue consumer failed:', (error as Error)?.message ?? error),
-      encode: (message: M) => messageBody(message as DeliveryMessage),
+      encode: (message: M) => messageBody(message as QueueMessage),
       name: 'webhook-attempts',
       ...options,
     };

@@ -346,6 +346,24 @@ export const fixtures: Record<string, Fixture> = {
       return { member: w.admin, method: 'POST', path: `/v1/webhooks/endpoints/${endpoint.id}/secrets`, body: { version: 5, graceSeconds: 0 }, status: 409 };
     },
   },
+  deleteWebhookEndpoint: {
+    prepare: async (w) => {
+      const endpoint = await steps.endpoint(w);
+      return { member: w.admin, method: 'DELETE', path: `/v1/webhooks/endpoints/${endpoint.id}`, resourceId: known(endpoint.id), status: 204 };
+    },
+  },
+  recoverWebhookDeliveries: {
+    // The recovery is the new resource; its pages write their own entries as the system.
+    prepare: async (w) => {
+      const endpoint = await steps.endpoint(w);
+      return { member: w.admin, method: 'POST', path: `/v1/webhooks/endpoints/${endpoint.id}/recover`, body: { since: new Date(Date.now() - 3_600_000).toISOString() }, resourceId: idOfAnswer, status: 202 };
+    },
+    refuse: async (w) => {
+      const endpoint = await steps.endpoint(w);
+      await w.tenant.call(w.admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } });
+      return { member: w.admin, method: 'POST', path: `/v1/webhooks/endpoints/${endpoint.id}/recover`, body: { since: new Date(Date.now() - 3_600_000).toISOString() }, status: 409 };
+    },
+  },
   sendWebhookTest: {
     // The test notification is a new delivery: the entry names it.
     prepare: async (w) => {

@@ -36,7 +36,7 @@ describe('a destination that disables itself', () => {
     // As after 20 dead deliveries in a row.
     await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, endpointId), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': 20 } }));
     const runId = newId();
-    expect(await disableIfFailing({ tenantId: tenant.id, id: endpointId, url: 'http://127.0.0.1:9/hooks' }, new Date(), runId)).toBe(true);
+    expect(await disableIfFailing({ tenantId: tenant.id, id: endpointId, url: 'http://127.0.0.1:9/hooks' }, new Date(), { runId })).toBe(true);
     expect(await disableIfFailing({ tenantId: tenant.id, id: endpointId, url: 'http://127.0.0.1:9/hooks' }, new Date())).toBe(false);
 
     const [latest, ...older] = await entriesOf(endpointId);

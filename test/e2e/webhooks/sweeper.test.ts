@@ -42,7 +42,7 @@ describe('the sweeper', () => {
     }
 
     const sent: DeliveryMessage[] = [];
-    const recording: QueuePort = { send: async (message) => void sent.push(message) };
+    const recording: QueuePort = { send: async (message) => void sent.push(message as DeliveryMessage) };
     setPorts({ queue: recording });
     await sweep();
 

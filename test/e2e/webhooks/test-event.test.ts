@@ -53,7 +53,7 @@ describe('a test notification end to end', () => {
     expect(detail.body).toMatchObject({ attempts: 1, lastStatus: 204, lastOutcome: 'success', nextAttemptAt: null, deadAt: null });
     expect(detail.body.event).toEqual({ id: envelope.id, type: 'webhook.test', occurredAt: envelope.timestamp, data: envelope.data });
     expect(detail.body.attemptLog).toEqual([
-      { attemptNo: 1, trigger: 'auto', startedAt: expect.any(String), durationMs: expect.any(Number), outcome: 'success', statusCode: 204 },
+      { attemptNo: 1, trigger: 'auto', startedAt: expect.any(String), durationMs: expect.any(Number), outcome: 'success', statusCode: 204, retryAfterSeconds: null, responseExcerpt: null },
     ]);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../../infra/local/stand-ins/journal.ts';
 import { LocalQueue, type LocalQueueOptions, type QueueJournalEntry } from '../../../infra/local/stand-ins/local-queue.ts';
 import { LocalScheduler, type ScheduleJournalEntry } from '../../../infra/local/stand-ins/local-scheduler.ts';
-import type { DeliveryMessage, QueuePort } from '../../../shared/ports/queue.ts';
+import type { DeliveryMessage, QueueMessage, QueuePort } from '../../../shared/ports/queue.ts';
 
 const waitFor = async (check: () => boolean, ms = 5_000) => {
   const deadline = Date.now() + ms;
@@ -117,7 +117,7 @@ describe('LocalQueue (SQS + Lambda event source mapping)', () => {
 
   it('moves a message to the dead letters after maxReceiveCount receives', async () => {
     let receives = 0;
-    const dead: { message: DeliveryMessage; record: SQSRecord }[] = [];
+    const dead: { message: QueueMessage; record: SQSRecord }[] = [];
     const queue = newQueue({
       visibilityTimeoutSeconds: 0.05,
       maxReceiveCount: 3,
@@ -162,7 +162,7 @@ describe('LocalQueue (SQS + Lambda event source mapping)', () => {
 
 describe('LocalScheduler (EventBridge Scheduler one-time schedules)', () => {
   const recording = () => {
-    const sent: { message: DeliveryMessage; at: number }[] = [];
+    const sent: { message: QueueMessage; at: number }[] = [];
     const queue: QueuePort = { send: async (message) => void sent.push({ message, at: Date.now() }) };
     return { queue, sent };
   };
@@ -262,7 +262,7 @@ describe('the queue and scheduler stand-ins across a crash of the local stack', 
 
   it('arms again every schedule that had not fired, and fires none twice', async () => {
     const file = journal<ScheduleJournalEntry>();
-    const sent: { message: DeliveryMessage; at: number }[] = [];
+    const sent: { message: QueueMessage; at: number }[] = [];
     const queue: QueuePort = { send: async (message) => void sent.push({ message, at: Date.now() }) };
     const before = new LocalScheduler({ queue, journal: file });
     const later = new Date(Date.now() + 400);
@@ -291,7 +291,7 @@ describe('the queue and scheduler stand-ins across a crash of the local stack', 
     expect(queueFile.read()).toEqual([]);
 
     const scheduleFile = journal<ScheduleJournalEntry>();
-    const sent: DeliveryMessage[] = [];
+    const sent: QueueMessage[] = [];
     const scheduler = new LocalScheduler({ queue: { send: async (m) => void sent.push(m) }, journal: scheduleFile });
     for (let i = 0; i < 5; i++) await scheduler.scheduleAt(msg(i), new Date(Date.now() + 20), `d${i}-attempt-4`);
     await waitFor(() => sent.length === 5);
