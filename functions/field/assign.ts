@@ -53,7 +53,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
   if (unavailable.length > 0) throw new StateConflictError(`Orders no longer pending: ${unavailable.join(', ')}.`);
   const vehicle = await resolveVehicle(tenantId, body.vehicle, now);
   // A vehicle made by this assignment was not in the registry: it has no documents to check.
-  const warnings = await vehicleDocumentsWarnings(tenantId, vehicle.writes.length === 0 ? vehicle.vehicleId : undefined, body.serviceDate);
+  const warnings = await vehicleDocumentsWarnings(tenantId, vehicle.writes.length === 0 ? vehicle.vehicleId : undefined, body.serviceDate, 'body.vehicle.plate');
 
   const at = nowIso(now);
   const routeId = newId();

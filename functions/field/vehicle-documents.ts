@@ -5,12 +5,13 @@ import { table, tableName } from '../../shared/table/client.ts';
 import { DEFAULT_VEHICLE_DOCUMENTS_POLICY, getTenant } from '../../shared/tenancy/tenants.ts';
 import { roadDocuments, type RoadDocument, type Warning } from './schemas.ts';
 
+/** `path`: what named the vehicle in the request (the assignment's plate, the started route's id). */
 export class VehicleDocumentsExpiredError extends UnprocessableError {
-  constructor(items: RoadDocument[], serviceDate: string) {
+  constructor(items: RoadDocument[], serviceDate: string, path: string) {
     super(
       `The vehicle's ${items.join(', ')} expired before the route's service date ${serviceDate}; the tenant's policy blocks it.`,
       'vehicle_documents_expired',
-      items.map((item) => ({ path: `vehicle.care.${item}`, message: `expired before ${serviceDate}` })),
+      items.map((item) => ({ path, message: `the vehicle's ${item} expired before ${serviceDate}` })),
     );
     this.extensions.items = items;
   }
@@ -38,11 +39,11 @@ const expiredDocuments = async (tenantId: string, vehicleId: string, serviceDate
  * `block` refuses it (422), `warn` answers the expired documents as a warning, `ignore` nothing.
  * A vehicle the registry does not have (`vehicleId` undefined) is not checked.
  */
-export const vehicleDocumentsWarnings = async (tenantId: string, vehicleId: string | undefined, serviceDate: string): Promise<Warning[]> => {
+export const vehicleDocumentsWarnings = async (tenantId: string, vehicleId: string | undefined, serviceDate: string, path: string): Promise<Warning[]> => {
   const policy = (await getTenant(tenantId))?.vehicleDocumentsPolicy ?? DEFAULT_VEHICLE_DOCUMENTS_POLICY;
   if (policy === 'ignore' || !vehicleId) return [];
   const items = await expiredDocuments(tenantId, vehicleId, serviceDate);
   if (items.length === 0) return [];
-  if (policy === 'block') throw new VehicleDocumentsExpiredError(items, serviceDate);
+  if (policy === 'block') throw new VehicleDocumentsExpiredError(items, serviceDate, path);
   return [{ code: 'vehicle_documents_expired', items }];
 };

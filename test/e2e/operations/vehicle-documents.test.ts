@@ -112,7 +112,10 @@ describe('vehicle documents before a route leaves', () => {
     expect(refused.status, refused.text).toBe(422);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
     expect(refused.body).toMatchObject({ code: 'vehicle_documents_expired', items: ['technicalReview', 'circulationPermit'] });
-    expect(refused.body.errors.map((e: { path: string }) => e.path)).toEqual(['vehicle.care.technicalReview', 'vehicle.care.circulationPermit']);
+    expect(refused.body.errors).toEqual([
+      { path: 'body.vehicle.plate', message: expect.stringContaining('technicalReview') },
+      { path: 'body.vehicle.plate', message: expect.stringContaining('circulationPermit') },
+    ]);
     // Nothing changed: the order is still pending and the plan's route can still be assigned.
     expect((await w.tenant.call(w.operator, 'GET', `/v1/distribution/orders/${order.id}`)).body).toMatchObject({ state: 'pending', routeId: null });
     const care = (await w.tenant.call(w.operator, 'GET', `/v1/fleet/vehicles/${vehicle.id}/care`)).body;
@@ -137,7 +140,7 @@ describe('vehicle documents before a route leaves', () => {
     created(await w.tenant.call(w.operator, 'PUT', `/v1/fleet/vehicles/${vehicle.id}/care`, { body: { version: 1, technicalReview: null, circulationPermit: null, soap: addDays(serviceDate, -1), service: null, serviceKm: null } }), 200);
     const refused = await start(w, assigned.body.id);
     expect(refused.status, refused.text).toBe(422);
-    expect(refused.body).toMatchObject({ code: 'vehicle_documents_expired', items: ['soap'] });
+    expect(refused.body).toMatchObject({ code: 'vehicle_documents_expired', items: ['soap'], errors: [{ path: 'path.id' }] });
     expect((await w.tenant.call(w.operator, 'GET', `/v1/field/routes/${assigned.body.id}`)).body).toMatchObject({ state: 'assigned', version: 1, startedAt: null });
     // The next request sees the next setting: no cache keeps the old policy.
     await setPolicy(w, 'warn');
