@@ -88,6 +88,8 @@ export const getTenant = async (tenantId: string): Promise<Tenant | undefined> =
 /** `npm run admin -- tenants create`: makes the tenant or renames it; a change counts as a version. */
 export const putTenant = async (input: { id: string; name: string; timeZone?: string }): Promise<Tenant> => {
   const existing = await getTenant(input.id);
+  // Run again with what the item already says (as `npm start` does for its demo tenant), it changes nothing.
+  if (existing && existing.name === input.name && (input.timeZone ?? existing.timeZone) === existing.timeZone) return existing;
   const now = nowIso();
   const tenant: Tenant = {
     // Settings this command does not name are kept, not reset.

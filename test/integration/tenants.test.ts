@@ -27,6 +27,13 @@ describe('tenants', () => {
     expect(await getTenant(id)).toMatchObject({ name: 'Frutas del Maule SpA', timeZone: 'America/Punta_Arenas', trackingSpeedKmh: 40, trackingStopMinutes: 8, version: 2 });
   }));
 
+  it('changes nothing, not even the version, when run again with what the item says', () => runAs(OPERATOR, async () => {
+    const id = newId();
+    const first = await putTenant({ id, name: 'Sur Frío SpA', timeZone: 'America/Punta_Arenas' });
+    expect(await putTenant({ id, name: 'Sur Frío SpA' })).toEqual(first);
+    expect(await getTenant(id)).toEqual(first);
+  }));
+
   it('reads the defaults of settings a tenant stored before them lacks, at version 1', () => runAs(OPERATOR, async () => {
     const id = newId();
     // A tenant item as `tenants create` wrote it before decisions 13.
