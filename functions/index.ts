@@ -12,6 +12,7 @@ import { metaOperations } from './meta/operations.ts';
 import { webhookOperations } from './webhooks/operations.ts';
 import { integrationOperations } from './integrations/operations.ts';
 import { invoicingOperations } from './invoicing/operations.ts';
+import { tenantOperations } from './tenant/operations.ts';
 
 /**
  * The endpoint groups: one Lambda each. The CDK stack, the local gateway and the OpenAPI
@@ -57,6 +58,8 @@ export const functionGroups: FunctionGroup[] = [
   // BatchGetItem: a provider notice reads the stored records it judges, as an import page does.
   { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations, table: { items: [...requestPath, 'Query', 'BatchGetItem'] } },
   { name: 'invoicing', entry: 'functions/invoicing/handler.ts', operations: invoicingOperations, table: { items: [...requestPath, 'Query'] } },
+  // The tenant item is read and replaced whole (PutItem) under its version.
+  { name: 'tenant', entry: 'functions/tenant/handler.ts', operations: tenantOperations, table: { items: [...requestPath] } },
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);

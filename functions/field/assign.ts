@@ -13,7 +13,8 @@ import { orderStateWrite } from '../orders/orders.ts';
 import { findOrders, type OrderRecord } from '../orders/records.ts';
 import { getPlan } from '../routing/plans.ts';
 import { routeItem, stopItem, withStops, type StopRecord } from './records.ts';
-import type { AssignRouteBody, Route, RouteRecord } from './schemas.ts';
+import type { AssignRouteBody, RouteRecord, RouteWithWarnings } from './schemas.ts';
+import { vehicleDocumentsWarnings } from './vehicle-documents.ts';
 
 const alreadyAssigned = () => new StateConflictError('This route of the plan is already assigned.', 'route_already_assigned');
 
@@ -33,7 +34,7 @@ const resolveVehicle = async (tenantId: string, vehicle: AssignRouteBody['vehicl
  * stop per order in the plan's order, each order marked assigned, and a claim that keeps the
  * planned route from being assigned twice, all in one transaction with the event.
  */
-export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: Date): Promise<{ route: Route; writes: Write[] }> => {
+export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: Date): Promise<{ route: RouteWithWarnings; writes: Write[] }> => {
   const plan = await getPlan(tenantId, body.routePlanId);
   if (plan.state !== 'approved') throw new StateConflictError('Only an approved plan can be assigned.');
   const planned = plan.routes.find((r) => r.vehicleRouteId === body.vehicleRouteId);
@@ -51,6 +52,8 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
   const unavailable = planned.orderIds.filter((id) => orders.get(id)?.state !== 'pending');
   if (unavailable.length > 0) throw new StateConflictError(`Orders no longer pending: ${unavailable.join(', ')}.`);
   const vehicle = await resolveVehicle(tenantId, body.vehicle, now);
+  // A vehicle made by this assignment was not in the registry: it has no documents to check.
+  const warnings = await vehicleDocumentsWarnings(tenantId, vehicle.writes.length === 0 ? vehicle.vehicleId : undefined, body.serviceDate, 'body.vehicle.plate');
 
   const at = nowIso(now);
   const routeId = newId();
@@ -110,5 +113,5 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
     }),
     event.write,
   ];
-  return { route: withStops(route, stops), writes };
+  return { route: { ...withStops(route, stops), warnings }, writes };
 };

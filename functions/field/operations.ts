@@ -3,7 +3,7 @@ import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { assignRoute } from './assign.ts';
 import { cancelRoute, finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
-import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, Stop, StopParams } from './schemas.ts';
+import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, RouteWithWarnings, Stop, StopParams } from './schemas.ts';
 import { settleStop } from './stop-actions.ts';
 
 const tag = 'Field';
@@ -21,7 +21,7 @@ export const assignRouteOperation = defineOperation({
   body: AssignRouteBody,
   // Assignments naming one new plate race on its claim; run again, the loser uses the vehicle the winner made.
   retryOnConflict: true,
-  responses: { 201: { description: 'The route, state assigned', schema: Route } },
+  responses: { 201: { description: 'The route, state assigned, with the tenant’s warnings (vehicle documents)', schema: RouteWithWarnings } },
   handle: async ({ body, caller }) => {
     const { route, writes } = await assignRoute(caller.tenantId, body, caller.now);
     return { status: 201, body: route, headers: { location: `/v1/field/routes/${route.id}` }, writes, resourceId: route.id };
@@ -48,7 +48,7 @@ export const startRouteOperation = defineOperation({
   tag,
   permission: 'field.act',
   params: IdParams,
-  responses: routeResponse,
+  responses: { 200: { description: 'The route, state started, with the tenant’s warnings (vehicle documents)', schema: RouteWithWarnings } },
   handle: async ({ params, caller }) => {
     const { route, writes } = await startRoute(caller, params.id);
     return { status: 200, body: route, writes, resourceId: route.id };

@@ -11,7 +11,8 @@ import { findOrders } from '../orders/records.ts';
 import { assertMayAct, assertMayRead } from './access.ts';
 import { getRouteRecord, readRoutePartition, stopItem, withStops } from './records.ts';
 import { requireRouteState, routeStartedCheck, routeWrite } from './route-writes.ts';
-import type { PositionBody, Route, RouteRecord } from './schemas.ts';
+import type { PositionBody, Route, RouteRecord, RouteWithWarnings } from './schemas.ts';
+import { registryVehicleId, vehicleDocumentsWarnings } from './vehicle-documents.ts';
 
 /** Positions may come a little from the future (phone clocks); more than this is refused. */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -22,15 +23,16 @@ export const getRoute = async (caller: Caller, routeId: string): Promise<Route> 
   return withStops(route, (await readRoutePartition(caller.tenantId, routeId)).stops);
 };
 
-export const startRoute = async (caller: Caller, routeId: string): Promise<{ route: Route; writes: Write[] }> => {
+export const startRoute = async (caller: Caller, routeId: string): Promise<{ route: RouteWithWarnings; writes: Write[] }> => {
   const current = await getRouteRecord(caller.tenantId, routeId);
   assertMayAct(caller, current);
   requireRouteState(current, ['assigned'], 'start');
+  const warnings = await vehicleDocumentsWarnings(caller.tenantId, await registryVehicleId(caller.tenantId, current.vehicle.plate), current.serviceDate, 'path.id');
   const at = nowIso(caller.now);
   const next: RouteRecord = { ...current, state: 'started', startedAt: at, updatedAt: at, version: current.version + 1 };
   const { stops } = await readRoutePartition(caller.tenantId, routeId);
   return {
-    route: withStops(next, stops),
+    route: { ...withStops(next, stops), warnings },
     writes: [routeWrite(caller.tenantId, next, current.version), outboxEvent(caller.tenantId, 'field.route.started', { routeId }, caller.now).write],
   };
 };

@@ -98,3 +98,26 @@ export const Route = v.pipe(
 );
 export type Route = v.InferOutput<typeof Route>;
 export type RouteRecord = Omit<Route, 'stops'>;
+
+/** The documents a vehicle must carry on the road (decisions 11); its service is not one. */
+export const roadDocuments = ['technicalReview', 'circulationPermit', 'soap'] as const;
+export type RoadDocument = (typeof roadDocuments)[number];
+
+export const Warning = v.pipe(
+  v.object({
+    code: v.pipe(v.picklist(['vehicle_documents_expired']), v.description('vehicle_documents_expired: documents of the route’s vehicle dated before its service date')),
+    items: v.array(v.picklist(roadDocuments)),
+  }),
+  v.title('RouteWarning'),
+);
+export type Warning = v.InferOutput<typeof Warning>;
+
+/** The answer of an assignment or a start: the route, and what the tenant's policies warn of. */
+export const RouteWithWarnings = v.pipe(
+  v.object({
+    ...Route.pipe[0].entries,
+    warnings: v.pipe(v.array(Warning), v.description('Empty when nothing to warn of, or when the tenant’s vehicleDocumentsPolicy is ignore')),
+  }),
+  v.title('RouteWithWarnings'),
+);
+export type RouteWithWarnings = v.InferOutput<typeof RouteWithWarnings>;

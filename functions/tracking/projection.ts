@@ -1,12 +1,12 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
+import { DEFAULT_TIME_ZONE, DEFAULT_TRACKING_SPEED_KMH, DEFAULT_TRACKING_STOP_MINUTES, getTenant } from '../../shared/tenancy/tenants.ts';
 import { getMemberById } from '../../shared/tenancy/members.ts';
 import { findRoute, readRoutePartition, type StopRecord } from '../field/records.ts';
 import { findOrder, type OrderRecord } from '../orders/records.ts';
 import { distanceKm, relativeTo, round3, type Point } from './geo.ts';
-import { DEFAULT_MINUTES_PER_STOP, DEFAULT_SPEED_KMH, LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
+import { LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
 import type { ViewRecord } from './view-record.ts';
 
 interface TenantSettings {
@@ -21,8 +21,8 @@ const tenantSettings = async (tenantId: string): Promise<TenantSettings> => {
   return {
     name: tenant?.name ?? '',
     timeZone: tenant?.timeZone ?? DEFAULT_TIME_ZONE,
-    speedKmh: tenant?.tracking?.speedKmh ?? DEFAULT_SPEED_KMH,
-    minutesPerStop: tenant?.tracking?.minutesPerStop ?? DEFAULT_MINUTES_PER_STOP,
+    speedKmh: tenant?.trackingSpeedKmh ?? DEFAULT_TRACKING_SPEED_KMH,
+    minutesPerStop: tenant?.trackingStopMinutes ?? DEFAULT_TRACKING_STOP_MINUTES,
   };
 };
 

@@ -15,10 +15,6 @@ export const LINK_LIFETIME_AFTER_CLOSE_SECONDS = 7 * DAY_SECONDS;
 /** A position older than this is not shown. */
 export const POSITION_MAX_AGE_SECONDS = 10 * 60;
 
-/** Per-tenant ETA settings (tenant item fields) and their defaults (decisions 7). */
-export const DEFAULT_SPEED_KMH = 25;
-export const DEFAULT_MINUTES_PER_STOP = 5;
-
 /**
  * TRACKING_REFRESH_SCALE shrinks every refresh interval (tests watch the page reload itself);
  * 1 in any real deployment.

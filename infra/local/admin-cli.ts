@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { roles } from '../../shared/auth/roles.ts';
 import { Uuid } from '../../shared/http/schemas.ts';
 import { deactivateMember, putMember } from '../../shared/tenancy/members.ts';
-import { putTenant } from '../../shared/tenancy/tenants.ts';
+import { ianaTimeZone, putTenant } from '../../shared/tenancy/tenants.ts';
 import { runningStack } from './stack-client.ts';
 
 /**
@@ -83,8 +83,8 @@ try {
   if (area === 'tenants' && action === 'create') {
     const id = uuid('id');
     const name = required('name');
-    const timeZone = values['time-zone'];
-    if (timeZone && !Intl.supportedValuesOf('timeZone').includes(timeZone)) fail(`--time-zone ${timeZone} is not an IANA time zone`);
+    // The settings API's own rule (docs/tenant-settings.md): any IANA zone, stored in canonical form.
+    const timeZone = values['time-zone'] === undefined ? undefined : (ianaTimeZone(values['time-zone']) ?? fail(`--time-zone ${values['time-zone']} is not an IANA time zone`));
     const where = await target();
     const tenant = await putTenant({ id, name, timeZone });
     console.error(`tenant saved in ${where}`);

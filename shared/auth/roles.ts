@@ -32,6 +32,8 @@ export const permissions = {
   'integrations.manage': adminOnly,
   'integrations.import': staff, // imports: admin or operator (decisions 10)
   'audit.read': adminOnly,
+  'settings.read': everyone, // decisions 13: every role reads the tenant's settings
+  'settings.manage': adminOnly,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof permissions;

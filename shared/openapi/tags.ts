@@ -15,6 +15,7 @@ export const tagDescriptions = {
   Webhooks: 'Destinations that receive signed notifications of the company’s events, their signing secrets, and the deliveries made to them.',
   Audit: 'The log of changes: one entry for every change, with who made it and when.',
   Integrations: 'Connections to the billing provider (or its sandbox) and what is read through them.',
+  'Tenant settings': 'The company’s own settings: its name, time zone and region, the tracking ETA’s speed and stop minutes, and what an expired vehicle document does to a route.',
   'Invoice intents': 'Receipts, invoices and credit notes, drafted, reviewed and approved here, then issued through the billing provider once.',
 } as const;
 

@@ -28,6 +28,10 @@ describe('npm run admin and npm run token against a running stack', () => {
       idempotencyKey: randomUUID(),
     });
     expect(ok.status, ok.text).toBe(201);
+    // The command's tenant is the settings item of the API (decisions 13); a zone in any case is stored canonical.
+    await cli('admin-cli.ts', ['tenants', 'create', '--id', tenantId, '--name', 'Frutas del Maule SpA', '--time-zone', 'america/punta_arenas'], port);
+    const settings = await call(stack(), 'GET', '/v1/tenant/settings', { token: token.trim(), tenantId });
+    expect(settings.body).toMatchObject({ name: 'Frutas del Maule SpA', timeZone: 'America/Punta_Arenas', region: 'CL-RM', vehicleDocumentsPolicy: 'warn', version: 2 });
     await cli('admin-cli.ts', ['members', 'remove', '--tenant', tenantId, '--subject', 'rosa'], port);
     const refused = await call(stack(), 'GET', '/v1/fleet/vehicles', { token: token.trim(), tenantId });
     expect(refused.status).toBe(403);

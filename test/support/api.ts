@@ -68,8 +68,8 @@ export class TestTenant {
   }
 
   call(member: TestMember | undefined, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
-    // POST and DELETE operations are idempotent here (a DELETE of a webhook destination): a fresh key each call unless given.
-    const idempotencyKey = options.idempotencyKey === undefined && (method === 'POST' || method === 'DELETE') ? randomUUID() : options.idempotencyKey;
+    // Operations that are not idempotent ignore the header, so every change may carry one.
+    const idempotencyKey = options.idempotencyKey === undefined && method !== 'GET' ? randomUUID() : options.idempotencyKey;
     return call(this.stack, method, path, { token: member?.token, tenantId: this.id, ...options, idempotencyKey });
   }
 }
