@@ -1,6 +1,6 @@
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
-import { getCareList, getVehicleCare, putVehicleCare, tenantDay } from './care.ts';
+import { getCareItem, getCareList, getVehicleCare, putVehicleCare, tenantDay } from './care.ts';
 import { CareList, CareSuggestions, CareVehicle, OdometerBody, OdometerView, PutCareBody } from './care-schemas.ts';
 import { suggestCare } from './care-suggestions.ts';
 import { recordOdometer } from './odometer.ts';
@@ -68,14 +68,14 @@ export const getCareSuggestionsOperation = defineOperation({
   operationId: 'getCareSuggestions',
   method: 'GET',
   path: '/v1/fleet/vehicles/{id}/care/suggestions',
-  summary: 'Care dates from Chilean rules, for the tenant to confirm',
+  summary: 'Care dates from Chilean rules by the vehicle’s class, owner and region, for the tenant to confirm',
   tag,
   permission: 'fleet.read',
   params: IdParams,
   responses: { 200: { description: 'Suggested dates', schema: CareSuggestions } },
   handle: async ({ params, caller }) => {
-    const [vehicle, day] = await Promise.all([getVehicle(caller.tenantId, params.id), tenantDay(caller.tenantId, caller.now)]);
-    return { status: 200, body: suggestCare(vehicle.plate, day.today) };
+    const [vehicle, item, day] = await Promise.all([getVehicle(caller.tenantId, params.id), getCareItem(caller.tenantId, params.id), tenantDay(caller.tenantId, caller.now)]);
+    return { status: 200, body: suggestCare(vehicle, item?.care?.technicalReview ?? null, day.today) };
   },
 });
 

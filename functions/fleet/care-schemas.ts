@@ -97,11 +97,18 @@ export const CareList = v.pipe(
 );
 export type CareList = v.InferOutput<typeof CareList>;
 
+const Source = v.pipe(v.string(), v.maxLength(300));
+
 export const CareSuggestions = v.pipe(
   v.object({
-    technicalReview: v.pipe(v.nullable(IsoDate), v.description('Last day of the plate digit’s month; null when the plate does not end in a digit')),
-    circulationPermit: IsoDate,
-    soap: IsoDate,
+    technicalReview: v.pipe(
+      v.nullable(IsoDate),
+      v.description('Every 12 months: the last day of the plate digit’s month, null when the plate does not end in a digit. Every 6 months: the recorded technicalReview plus 6 months, null when none is recorded'),
+    ),
+    circulationPermit: v.pipe(IsoDate, v.description('car and van: March 31; passenger: May 31; cargo: September 30; the next not past')),
+    soap: v.pipe(v.nullable(IsoDate), v.description('car and van: March 31, the next not past; null for the other classes')),
+    technicalReviewEveryMonths: v.picklist([6, 12]),
+    sources: v.pipe(v.object({ technicalReview: Source, circulationPermit: Source, soap: Source }), v.description('The legal source of each rule')),
   }),
   v.title('CareSuggestions'),
 );
