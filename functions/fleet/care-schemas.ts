@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DateTime, IsoDate, Uuid } from '../../shared/http/schemas.ts';
+import { DateTime, IsoDate, Limit, Uuid } from '../../shared/http/schemas.ts';
 
 /** Care rules of decisions 11, named so a client can tell which rule set produced a list. */
 export const CARE_RULES_VERSION = 'cl-1';
@@ -44,6 +44,32 @@ export const OdometerView = v.pipe(
   v.title('OdometerView'),
 );
 export type OdometerView = v.InferOutput<typeof OdometerView>;
+
+export const RecordedOdometer = v.pipe(
+  v.object({ readingId: v.pipe(Uuid, v.description('Names the reading for a correction (DELETE …/odometer/readings/{readingId})')), ...OdometerView.entries }),
+  v.title('RecordedOdometer'),
+);
+
+export const OdometerReading = v.pipe(
+  v.object({
+    readingId: Uuid,
+    km: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_KM)),
+    readAt: DateTime,
+    recordedBy: v.pipe(v.nullable(Uuid), v.description('The member who posted it; null for readings stored before this was kept')),
+    createdAt: DateTime,
+  }),
+  v.title('OdometerReading'),
+);
+export type OdometerReading = v.InferOutput<typeof OdometerReading>;
+
+export const ReadingsQuery = v.strictObject({
+  before: v.optional(v.pipe(Uuid, v.description('The last readingId of the previous page'))),
+  limit: Limit,
+});
+
+export const ReadingsPage = v.pipe(v.object({ items: v.array(OdometerReading), nextCursor: v.nullable(Uuid) }), v.title('OdometerReadingsPage'));
+
+export const ReadingParams = v.strictObject({ id: Uuid, readingId: Uuid });
 
 export const CareVehicle = v.pipe(
   v.object({
