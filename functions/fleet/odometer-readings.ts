@@ -1,5 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { addDaysTo } from '../../shared/calendar.ts';
+import { nowIso } from '../../shared/clock.ts';
+import { UnprocessableError } from '../../shared/errors.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
@@ -21,13 +23,13 @@ const toReading = (item: Record<string, unknown>): OdometerReading => ({
 });
 
 /**
- * The reading's sort key by its id: the reference item written with it, or for a reading stored
- * before references existed, a look through the vehicle's own partition.
+ * Where a reading is in time, by its id: the reference item written with it (kept, marked
+ * removed, when the reading is removed, so a page cursor naming it still works), or for a
+ * reading stored before references existed, a look through the vehicle's own partition.
  */
-const findReading = async (tenantId: string, vehicleId: string, readingId: string): Promise<Record<string, unknown> | undefined> => {
-  const partition = keys.odometerPartition(tenantId, vehicleId);
+const locate = async (tenantId: string, vehicleId: string, readingId: string): Promise<{ readAt: string; removed: boolean } | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.odometerReadingRef(tenantId, vehicleId, readingId), ConsistentRead: true }));
-  if (Item) return (await table().send(new GetCommand({ TableName: tableName(), Key: keys.odometerReading(tenantId, vehicleId, Item.readAt, readingId), ConsistentRead: true }))).Item;
+  if (Item) return { readAt: Item.readAt as string, removed: Item.removedAt !== undefined };
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table().send(
@@ -35,12 +37,13 @@ const findReading = async (tenantId: string, vehicleId: string, readingId: strin
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         FilterExpression: 'readingId = :id',
-        ExpressionAttributeValues: { ':pk': partition, ':prefix': READING_PREFIX, ':id': readingId },
+        ExpressionAttributeValues: { ':pk': keys.odometerPartition(tenantId, vehicleId), ':prefix': READING_PREFIX, ':id': readingId },
         ExclusiveStartKey: start,
         ConsistentRead: true,
       }),
     );
-    if (page.Items?.[0]) return page.Items[0];
+    const found = page.Items?.[0];
+    if (found) return { readAt: found.readAt as string, removed: false };
     start = page.LastEvaluatedKey;
   } while (start);
   return undefined;
@@ -49,15 +52,15 @@ const findReading = async (tenantId: string, vehicleId: string, readingId: strin
 /** A page of the vehicle's readings, newest readAt first; `before` is the last readingId seen. */
 export const listReadings = async (tenantId: string, vehicleId: string, query: { before?: string; limit: number }): Promise<Page<OdometerReading>> => {
   await getVehicle(tenantId, vehicleId);
-  const from = query.before ? await findReading(tenantId, vehicleId, query.before) : undefined;
-  const after = from ? `${from.readAt as string}#${query.before}` : undefined;
-  // A cursor naming a reading deleted since starts over rather than failing: newest first again.
-  const page = await queryPage(
-    { pk: keys.odometerPartition(tenantId, vehicleId), prefix: READING_PREFIX, after, limit: query.limit, newestFirst: true },
+  const from = query.before ? await locate(tenantId, vehicleId, query.before) : undefined;
+  if (query.before && !from) {
+    throw new UnprocessableError('before names no reading of this vehicle.', 'unknown_cursor', [{ path: 'query.before', message: 'not a readingId of this vehicle' }]);
+  }
+  return queryPage(
+    { pk: keys.odometerPartition(tenantId, vehicleId), prefix: READING_PREFIX, after: from ? `${from.readAt}#${query.before}` : undefined, limit: query.limit, newestFirst: true },
     toReading,
     (r) => r.readingId,
   );
-  return page;
 };
 
 /** Every reading from `fromIso` on, oldest first. */
@@ -114,21 +117,28 @@ const digestWithout = async (partition: string, removed: string, today: string, 
 
 /**
  * Removes a reading and recomputes the odometer digest without it (decisions 11). Nothing to do
- * when it is already gone. The digest is written over the odometer sequence read first, as a
+ * when it is already gone or never was. The digest is written over the odometer sequence read first, as a
  * reading is: a reading that commits meanwhile bumps it, this write fails, and the request is
  * run afresh (ReadOutdatedError), so neither change is lost.
  */
 export const deleteReading = async (tenantId: string, vehicleId: string, readingId: string, now: Date): Promise<{ writes: Write[] } | undefined> => {
   const [, item, day] = await Promise.all([getVehicle(tenantId, vehicleId), getCareItem(tenantId, vehicleId), tenantDay(tenantId, now)]);
-  const reading = await findReading(tenantId, vehicleId, readingId);
-  if (!reading) return undefined;
+  const reading = await locate(tenantId, vehicleId, readingId);
+  if (!reading || reading.removed) return undefined;
   const partition = keys.odometerPartition(tenantId, vehicleId);
   const digest = await digestWithout(partition, readingId, day.today, day.timeZone);
   const seq = item?.odometerSeq ?? 0;
   return {
     writes: [
-      { item: { Delete: { TableName: tableName(), Key: { pk: reading.pk, sk: reading.sk } } } },
-      { item: { Delete: { TableName: tableName(), Key: keys.odometerReadingRef(tenantId, vehicleId, readingId) } } },
+      { item: { Delete: { TableName: tableName(), Key: keys.odometerReading(tenantId, vehicleId, reading.readAt, readingId) } } },
+      {
+        item: {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.odometerReadingRef(tenantId, vehicleId, readingId), entity: 'odometerReadingRef', tenantId, vehicleId, readingId, readAt: reading.readAt, removedAt: nowIso(now) },
+          },
+        },
+      },
       {
         item: {
           Update: {

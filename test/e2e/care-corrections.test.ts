@@ -44,6 +44,10 @@ describe('odometer corrections', () => {
     const second = await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings?limit=2&before=${first.body.nextCursor}`);
     expect(second.body).toMatchObject({ items: [posted[0]], nextCursor: null });
     expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings?limit=101`)).status).toBe(400);
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings?before=${randomUUID()}`)).body).toMatchObject({ code: 'unknown_cursor', errors: [{ path: 'query.before' }] });
+    // A cursor whose reading was removed meanwhile still pages on from where it was.
+    expect((await remove(tenant, admin, v.id, posted[1].readingId)).status).toBe(204);
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings?limit=2&before=${posted[1].readingId}`)).body).toMatchObject({ items: [posted[0]], nextCursor: null });
     expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${randomUUID()}/odometer/readings`)).status).toBe(404);
   });
 
