@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { addDaysTo, localDate } from '../../shared/calendar.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { table, tableName } from '../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 import { routeWithOrders } from './operations/support.ts';
@@ -99,6 +102,33 @@ describe('odometer corrections', () => {
     expect((await remove(tenant, admin, v.id, only.body.readingId)).status).toBe(204);
     expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/care`)).body.odometer).toBeNull();
     expect((await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 100, readAt: new Date().toISOString() } })).status).toBe(201);
+  });
+});
+
+describe('readings stored before corrections existed', () => {
+  it('lists them with no recordedBy and removes them by id', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const v = await vehicle(tenant, admin);
+    const today = santiagoToday();
+    const readAt = afternoonOf(addDaysTo(today, -3));
+    const old = await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 7_000, readAt } });
+    const kept = await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 7_300, readAt: afternoonOf(addDaysTo(today, -1)) } });
+    // As stored before: no reference item, no recordedBy, recordedAt instead of createdAt.
+    await table().send(new DeleteCommand({ TableName: tableName(), Key: keys.odometerReadingRef(tenant.id, v.id, old.body.readingId) }));
+    await table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.odometerReading(tenant.id, v.id, readAt, old.body.readingId),
+        UpdateExpression: 'SET recordedAt = createdAt REMOVE recordedBy, createdAt',
+      }),
+    );
+    const listed = (await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings`)).body.items;
+    expect(listed[1]).toMatchObject({ readingId: old.body.readingId, km: 7_000, readAt, recordedBy: null, createdAt: expect.stringMatching(/^\d{4}-/) });
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings?before=${kept.body.readingId}`)).body.items).toMatchObject([{ readingId: old.body.readingId }]);
+    expect((await remove(tenant, admin, v.id, old.body.readingId)).status).toBe(204);
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/care`)).body.odometer).toMatchObject({ lastKm: 7_300, readings: 1, dailyKm: null });
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/odometer/readings`)).body.items.map((r: { km: number }) => r.km)).toEqual([7_300]);
   });
 });
 
