@@ -41,7 +41,8 @@ const requestPath = ['GetItem', 'PutItem', 'UpdateItem'] as const;
 
 export const functionGroups: FunctionGroup[] = [
   { name: 'assistant', entry: 'functions/assistant/handler.ts', operations: assistantOperations, table: { items: [...requestPath, 'Query'] } },
-  { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'] } },
+  // gsi1: a driver's routes of the day, before they post an odometer reading.
+  { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations, table: { items: [...requestPath, 'Query'] } },
   { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations, table: { items: [...requestPath, 'BatchGetItem'] } },
   {

@@ -39,6 +39,7 @@ export const toRouteRecord = (item: Record<string, unknown>): RouteRecord => ({
 
 export const routeItem = (tenantId: string, route: RouteRecord) => ({
   ...opsKeys.route(tenantId, route.id),
+  ...opsKeys.routeByWorker(tenantId, route.workerId, route.serviceDate, route.id),
   entity: 'route',
   tenantId,
   routeId: route.id,

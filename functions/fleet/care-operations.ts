@@ -1,7 +1,8 @@
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
-import { getCareList, getVehicleCare, putVehicleCare, tenantDay } from './care.ts';
-import { CareList, CareSuggestions, CareVehicle, OdometerBody, OdometerView, PutCareBody } from './care-schemas.ts';
+import { getCareItem, getCareList, getVehicleCare, putVehicleCare, tenantDay } from './care.ts';
+import { CareList, CareSuggestions, CareVehicle, OdometerBody, PutCareBody, ReadingParams, ReadingsPage, ReadingsQuery, RecordedOdometer } from './care-schemas.ts';
+import { deleteReading, listReadings } from './odometer-readings.ts';
 import { suggestCare } from './care-suggestions.ts';
 import { recordOdometer } from './odometer.ts';
 import { getVehicle } from './vehicles.ts';
@@ -46,9 +47,9 @@ export const recordOdometerOperation = defineOperation({
   idempotent: true,
   params: IdParams,
   body: OdometerBody,
-  responses: { 201: { description: 'The vehicle’s odometer after the reading', schema: OdometerView } },
+  responses: { 201: { description: 'The reading’s id and the vehicle’s odometer after it', schema: RecordedOdometer } },
   handle: async ({ params, body, caller }) => {
-    const { view, writes } = await recordOdometer(caller.tenantId, params.id, body, caller.now);
+    const { view, writes } = await recordOdometer(caller.tenantId, params.id, body, caller.now, caller);
     return { status: 201, body: view, writes, resourceId: params.id };
   },
 });
@@ -68,15 +69,52 @@ export const getCareSuggestionsOperation = defineOperation({
   operationId: 'getCareSuggestions',
   method: 'GET',
   path: '/v1/fleet/vehicles/{id}/care/suggestions',
-  summary: 'Care dates from Chilean rules, for the tenant to confirm',
+  summary: 'Care dates from Chilean rules by the vehicle’s class, owner and region, for the tenant to confirm',
   tag,
   permission: 'fleet.read',
   params: IdParams,
   responses: { 200: { description: 'Suggested dates', schema: CareSuggestions } },
   handle: async ({ params, caller }) => {
-    const [vehicle, day] = await Promise.all([getVehicle(caller.tenantId, params.id), tenantDay(caller.tenantId, caller.now)]);
-    return { status: 200, body: suggestCare(vehicle.plate, day.today) };
+    const [vehicle, item, day] = await Promise.all([getVehicle(caller.tenantId, params.id), getCareItem(caller.tenantId, params.id), tenantDay(caller.tenantId, caller.now)]);
+    return { status: 200, body: suggestCare(vehicle, item?.care?.technicalReview ?? null, day.today) };
   },
 });
 
-export const careOperations = [putVehicleCareOperation, getVehicleCareOperation, recordOdometerOperation, getCareListOperation, getCareSuggestionsOperation];
+export const listOdometerReadingsOperation = defineOperation({
+  operationId: 'listOdometerReadings',
+  method: 'GET',
+  path: '/v1/fleet/vehicles/{id}/odometer/readings',
+  summary: 'List a vehicle’s odometer readings, newest first',
+  tag,
+  permission: 'fleet.read',
+  params: IdParams,
+  query: ReadingsQuery,
+  responses: { 200: { description: 'A page of readings, newest readAt first', schema: ReadingsPage } },
+  handle: async ({ params, query, caller }) => ({ status: 200, body: await listReadings(caller.tenantId, params.id, query) }),
+});
+
+export const deleteOdometerReadingOperation = defineOperation({
+  operationId: 'deleteOdometerReading',
+  method: 'DELETE',
+  path: '/v1/fleet/vehicles/{id}/odometer/readings/{readingId}',
+  summary: 'Remove a wrong odometer reading: the odometer and care list are as if it had never been posted',
+  tag,
+  permission: 'fleet.correct',
+  idempotent: true,
+  params: ReadingParams,
+  responses: { 204: { description: 'The reading is gone (also when it already was)' } },
+  handle: async ({ params, caller }) => {
+    const change = await deleteReading(caller.tenantId, params.id, params.readingId, caller.now);
+    return change ? { status: 204, writes: change.writes, resourceId: params.id } : { status: 204 };
+  },
+});
+
+export const careOperations = [
+  putVehicleCareOperation,
+  getVehicleCareOperation,
+  recordOdometerOperation,
+  listOdometerReadingsOperation,
+  deleteOdometerReadingOperation,
+  getCareListOperation,
+  getCareSuggestionsOperation,
+];

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DateTime, IsoDate, Uuid } from '../../shared/http/schemas.ts';
+import { DateTime, IsoDate, Limit, Uuid } from '../../shared/http/schemas.ts';
 
 /** Care rules of decisions 11, named so a client can tell which rule set produced a list. */
 export const CARE_RULES_VERSION = 'cl-1';
@@ -44,6 +44,32 @@ export const OdometerView = v.pipe(
   v.title('OdometerView'),
 );
 export type OdometerView = v.InferOutput<typeof OdometerView>;
+
+export const RecordedOdometer = v.pipe(
+  v.object({ readingId: v.pipe(Uuid, v.description('Names the reading for a correction (DELETE …/odometer/readings/{readingId})')), ...OdometerView.entries }),
+  v.title('RecordedOdometer'),
+);
+
+export const OdometerReading = v.pipe(
+  v.object({
+    readingId: Uuid,
+    km: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_KM)),
+    readAt: DateTime,
+    recordedBy: v.pipe(v.nullable(Uuid), v.description('The member who posted it; null for readings stored before this was kept')),
+    createdAt: DateTime,
+  }),
+  v.title('OdometerReading'),
+);
+export type OdometerReading = v.InferOutput<typeof OdometerReading>;
+
+export const ReadingsQuery = v.strictObject({
+  before: v.optional(v.pipe(Uuid, v.description('The last readingId of the previous page'))),
+  limit: Limit,
+});
+
+export const ReadingsPage = v.pipe(v.object({ items: v.array(OdometerReading), nextCursor: v.nullable(Uuid) }), v.title('OdometerReadingsPage'));
+
+export const ReadingParams = v.strictObject({ id: Uuid, readingId: Uuid });
 
 export const CareVehicle = v.pipe(
   v.object({
@@ -97,11 +123,18 @@ export const CareList = v.pipe(
 );
 export type CareList = v.InferOutput<typeof CareList>;
 
+const Source = v.pipe(v.string(), v.maxLength(300));
+
 export const CareSuggestions = v.pipe(
   v.object({
-    technicalReview: v.pipe(v.nullable(IsoDate), v.description('Last day of the plate digit’s month; null when the plate does not end in a digit')),
-    circulationPermit: IsoDate,
-    soap: IsoDate,
+    technicalReview: v.pipe(
+      v.nullable(IsoDate),
+      v.description('Every 12 months: the last day of the plate digit’s month, null when the plate does not end in a digit. Every 6 months: the recorded technicalReview plus 6 months, null when none is recorded'),
+    ),
+    circulationPermit: v.pipe(IsoDate, v.description('car and van: March 31; passenger: May 31; cargo: September 30; the next not past')),
+    soap: v.pipe(v.nullable(IsoDate), v.description('car and van: March 31, the next not past; null for the other classes')),
+    technicalReviewEveryMonths: v.picklist([6, 12]),
+    sources: v.pipe(v.object({ technicalReview: Source, circulationPermit: Source, soap: Source }), v.description('The legal source of each rule')),
   }),
   v.title('CareSuggestions'),
 );

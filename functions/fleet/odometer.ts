@@ -7,6 +7,8 @@ import { table, tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { getCareItem, tenantDay } from './care.ts';
 import type { OdometerBody, OdometerView } from './care-schemas.ts';
+import { assertMayReportOdometer } from './odometer-access.ts';
+import type { Caller } from '../../shared/http/operation.ts';
 import { addReading, odometerView } from './odometer-digest.ts';
 import { getVehicle } from './vehicles.ts';
 
@@ -43,7 +45,13 @@ const backwards = (message: string) => new UnprocessableError(message, 'odometer
  * odometer sequence with a condition, so two readings racing past the same check cannot both
  * commit (the loser gets 409 and may be sent again with its idempotency key).
  */
-export const recordOdometer = async (tenantId: string, vehicleId: string, body: OdometerBody, now: Date): Promise<{ view: OdometerView; writes: Write[] }> => {
+export const recordOdometer = async (
+  tenantId: string,
+  vehicleId: string,
+  body: OdometerBody,
+  now: Date,
+  caller?: Caller,
+): Promise<{ view: OdometerView & { readingId: string }; writes: Write[] }> => {
   const readAt = new Date(body.readAt).toISOString();
   if (Date.parse(readAt) > now.getTime() + CLOCK_SKEW_MS) {
     throw new UnprocessableError('readAt is in the future.', 'odometer_in_future', [{ path: 'body.readAt', message: 'must not be in the future' }]);
@@ -51,6 +59,7 @@ export const recordOdometer = async (tenantId: string, vehicleId: string, body: 
   // The sequence is read before the neighbours: a reading that commits after this read bumps
   // it (so this one fails its condition), and one that committed before is among the neighbours.
   const [, item, day] = await Promise.all([getVehicle(tenantId, vehicleId), getCareItem(tenantId, vehicleId), tenantDay(tenantId, now)]);
+  if (caller) await assertMayReportOdometer(caller, vehicleId, day.today);
   const [before, after] = await Promise.all([neighbour(tenantId, vehicleId, readAt, 'before'), neighbour(tenantId, vehicleId, readAt, 'after')]);
   if (before && body.km < before.km) throw backwards(`must be at least ${before.km}, the reading of ${before.readAt}`);
   if (after && body.km > after.km) throw backwards(`must be at most ${after.km}, the reading of ${after.readAt}`);
@@ -62,11 +71,22 @@ export const recordOdometer = async (tenantId: string, vehicleId: string, body: 
       item: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.odometerReading(tenantId, vehicleId, readAt, readingId), entity: 'odometerReading', tenantId, vehicleId, readingId, km: body.km, readAt, recordedAt: nowIso(now) },
+          Item: {
+            ...keys.odometerReading(tenantId, vehicleId, readAt, readingId),
+            entity: 'odometerReading',
+            tenantId,
+            vehicleId,
+            readingId,
+            km: body.km,
+            readAt,
+            recordedBy: caller?.member.id,
+            createdAt: nowIso(now),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
     },
+    { item: { Put: { TableName: tableName(), Item: { ...keys.odometerReadingRef(tenantId, vehicleId, readingId), entity: 'odometerReadingRef', tenantId, vehicleId, readingId, readAt } } } },
     {
       item: {
         Update: {
@@ -81,5 +101,5 @@ export const recordOdometer = async (tenantId: string, vehicleId: string, body: 
       onConditionFailed: () => new StateConflictError('Another reading of this vehicle was recorded at the same moment; send this one again.', 'concurrent_update'),
     },
   ];
-  return { view: odometerView(digest, day.today, day.timeZone)!, writes };
+  return { view: { readingId, ...odometerView(digest, day.today, day.timeZone)! }, writes };
 };

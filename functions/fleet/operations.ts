@@ -1,8 +1,8 @@
 import { defineOperation } from '../../shared/http/operation.ts';
 import { careOperations } from './care-operations.ts';
 import { IdParams, PageQuery, pageOf } from '../../shared/http/schemas.ts';
-import { CreateVehicleBody, UpdateVehicleBody, Vehicle } from './schemas.ts';
-import { createVehicle, getVehicle, listVehicles, updateVehicle } from './vehicles.ts';
+import { checkTraits, CreateVehicleBody, UpdateVehicleBody, Vehicle } from './schemas.ts';
+import { createVehicle, getVehicle, listVehicles, tenantRegion, updateVehicle } from './vehicles.ts';
 
 const tag = 'Fleet';
 
@@ -17,7 +17,10 @@ export const createVehicleOperation = defineOperation({
   body: CreateVehicleBody,
   responses: { 201: { description: 'The vehicle', schema: Vehicle } },
   handle: async ({ body, caller }) => {
-    const { vehicle, writes } = createVehicle(caller.tenantId, body, caller.now);
+    const traits = checkTraits(body);
+    // The tenant's region at registration is the vehicle's own from then on.
+    const region = traits.region ?? (await tenantRegion(caller.tenantId));
+    const { vehicle, writes } = createVehicle(caller.tenantId, { plate: body.plate, label: body.label, active: body.active, class: traits.class, ownerKind: traits.ownerKind, region }, caller.now);
     return { status: 201, body: vehicle, headers: { location: `/v1/fleet/vehicles/${vehicle.id}` }, writes, resourceId: vehicle.id };
   },
 });
@@ -57,7 +60,7 @@ export const updateVehicleOperation = defineOperation({
   body: UpdateVehicleBody,
   responses: { 200: { description: 'The vehicle after the change', schema: Vehicle } },
   handle: async ({ params, body, caller }) => {
-    const { vehicle, writes } = await updateVehicle(caller.tenantId, params.id, body, caller.now);
+    const { vehicle, writes } = await updateVehicle(caller.tenantId, params.id, { version: body.version, plate: body.plate, label: body.label, active: body.active, ...checkTraits(body) }, caller.now);
     return { status: 200, body: vehicle, writes, resourceId: vehicle.id };
   },
 });

@@ -1,5 +1,15 @@
 import * as v from 'valibot';
+import { chileRegionCodes } from '../../shared/chile/regions.ts';
+import { UnprocessableError } from '../../shared/errors.ts';
 import { DateTime, Uuid, Version } from '../../shared/http/schemas.ts';
+
+/** Classes of decisions 11: they pick the technical review, permit and SOAP rules. */
+export const vehicleClasses = ['car', 'van', 'cargo', 'passenger'] as const;
+export type VehicleClass = (typeof vehicleClasses)[number];
+export const ownerKinds = ['company', 'person'] as const;
+export type OwnerKind = (typeof ownerKinds)[number];
+export const DEFAULT_CLASS: VehicleClass = 'car';
+export const DEFAULT_OWNER_KIND: OwnerKind = 'company';
 
 /** Plates are compared without spaces, hyphens, dots or case: "bb-cc 12" is BBCC12. */
 export const normalisePlate = (plate: string): string => plate.replace(/[\s.\-·]/g, '').toUpperCase();
@@ -18,6 +28,9 @@ export const Vehicle = v.pipe(
     plate: v.pipe(v.string(), v.maxLength(12), v.description('Normalised: upper case, no separators')),
     label: v.pipe(v.string(), v.maxLength(120)),
     active: v.boolean(),
+    class: v.picklist(vehicleClasses),
+    ownerKind: v.picklist(ownerKinds),
+    region: v.pipe(v.picklist(chileRegionCodes), v.description('ISO 3166-2:CL')),
     version: Version,
     createdAt: DateTime,
     updatedAt: DateTime,
@@ -26,10 +39,22 @@ export const Vehicle = v.pipe(
 );
 export type Vehicle = v.InferOutput<typeof Vehicle>;
 
+/*
+ * class, ownerKind and region are any short string here and checked by the operation: decisions
+ * 11 answers an unknown value with 422 naming the field, where a schema failure is a 400.
+ */
+const Word = (values: readonly string[]) => v.pipe(v.string('must be a string'), v.maxLength(20, 'must be at most 20 characters'), v.description(`One of ${values.join(', ')}`));
+const Traits = {
+  class: v.optional(Word(vehicleClasses)),
+  ownerKind: v.optional(Word(ownerKinds)),
+  region: v.optional(Word(chileRegionCodes)),
+};
+
 export const CreateVehicleBody = v.strictObject({
   plate: Plate,
   label: Label,
   active: v.optional(v.boolean('must be true or false'), true),
+  ...Traits,
 });
 export type CreateVehicleBody = v.InferOutput<typeof CreateVehicleBody>;
 
@@ -38,5 +63,27 @@ export const UpdateVehicleBody = v.strictObject({
   plate: v.optional(Plate),
   label: v.optional(Label),
   active: v.optional(v.boolean('must be true or false')),
+  ...Traits,
 });
 export type UpdateVehicleBody = v.InferOutput<typeof UpdateVehicleBody>;
+
+export interface VehicleTraits {
+  class?: VehicleClass;
+  ownerKind?: OwnerKind;
+  region?: string;
+}
+
+/** 422 invalid_vehicle naming each field whose value is not one of its list; the checked traits otherwise. */
+export const checkTraits = (body: { class?: string; ownerKind?: string; region?: string }): VehicleTraits => {
+  const errors = (
+    [
+      ['class', vehicleClasses],
+      ['ownerKind', ownerKinds],
+      ['region', chileRegionCodes],
+    ] as const
+  )
+    .filter(([field, values]) => body[field] !== undefined && !(values as readonly string[]).includes(body[field]!))
+    .map(([field, values]) => ({ path: `body.${field}`, message: `must be one of ${values.join(', ')}` }));
+  if (errors.length) throw new UnprocessableError(`Unknown ${errors.map((e) => e.path.slice(5)).join(', ')}.`, 'invalid_vehicle', errors);
+  return body as VehicleTraits;
+};

@@ -6,19 +6,27 @@ import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
-import type { CreateVehicleBody, UpdateVehicleBody, Vehicle } from './schemas.ts';
+import { DEFAULT_REGION, getTenant } from '../../shared/tenancy/tenants.ts';
+import { DEFAULT_CLASS, DEFAULT_OWNER_KIND, type UpdateVehicleBody, type Vehicle, type VehicleTraits } from './schemas.ts';
 
-const toVehicle = (item: Record<string, unknown>): Vehicle => ({
+/** The region a vehicle without one of its own is in: the tenant's (decisions 13). */
+export const tenantRegion = async (tenantId: string): Promise<string> => (await getTenant(tenantId))?.region ?? DEFAULT_REGION;
+
+/** Vehicles stored before classes existed, or made by a route assignment, read the defaults. */
+const toVehicle = (item: Record<string, unknown>, region: string): Vehicle => ({
   id: item.vehicleId as string,
   plate: item.plate as string,
   label: item.label as string,
   active: item.active as boolean,
+  class: (item.class as Vehicle['class'] | undefined) ?? DEFAULT_CLASS,
+  ownerKind: (item.ownerKind as Vehicle['ownerKind'] | undefined) ?? DEFAULT_OWNER_KIND,
+  region: (item.region as Vehicle['region'] | undefined) ?? (region as Vehicle['region']),
   version: item.version as number,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
 });
 
-const vehicleItem = (tenantId: string, vehicle: Vehicle) => ({
+const vehicleItem = (tenantId: string, vehicle: Omit<Vehicle, 'region'> & { region?: string }) => ({
   ...keys.vehicle(tenantId, vehicle.id),
   entity: 'vehicle',
   tenantId,
@@ -26,6 +34,9 @@ const vehicleItem = (tenantId: string, vehicle: Vehicle) => ({
   plate: vehicle.plate,
   label: vehicle.label,
   active: vehicle.active,
+  class: vehicle.class,
+  ownerKind: vehicle.ownerKind,
+  region: vehicle.region,
   version: vehicle.version,
   createdAt: vehicle.createdAt,
   updatedAt: vehicle.updatedAt,
@@ -44,12 +55,28 @@ const claimPlate = (tenantId: string, plate: string, vehicleId: string, onTaken:
   onConditionFailed: onTaken,
 });
 
-/** `onPlateTaken`: the error when the plate was claimed between the caller's read and its commit (409 plate_taken unless said). */
-export const createVehicle = (tenantId: string, body: CreateVehicleBody, now: Date, onPlateTaken?: () => Error): { vehicle: Vehicle; writes: Write[] } => {
+type NewVehicle = { plate: string; label: string; active: boolean } & VehicleTraits;
+
+/**
+ * `onPlateTaken`: the error when the plate was claimed between the caller's read and its commit
+ * (409 plate_taken unless said). Without a region the vehicle keeps none and reads the tenant's.
+ */
+export const createVehicle = (tenantId: string, body: NewVehicle, now: Date, onPlateTaken?: () => Error): { vehicle: Vehicle; writes: Write[] } => {
   const at = nowIso(now);
-  const vehicle: Vehicle = { id: newId(), plate: body.plate, label: body.label, active: body.active, version: 1, createdAt: at, updatedAt: at };
+  const vehicle = {
+    id: newId(),
+    plate: body.plate,
+    label: body.label,
+    active: body.active,
+    class: body.class ?? DEFAULT_CLASS,
+    ownerKind: body.ownerKind ?? DEFAULT_OWNER_KIND,
+    region: body.region as Vehicle['region'] | undefined,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
   return {
-    vehicle,
+    vehicle: { ...vehicle, region: vehicle.region ?? DEFAULT_REGION },
     writes: [
       { item: { Put: { TableName: tableName(), Item: vehicleItem(tenantId, vehicle), ConditionExpression: 'attribute_not_exists(pk)' } } },
       claimPlate(tenantId, vehicle.plate, vehicle.id, onPlateTaken),
@@ -58,13 +85,18 @@ export const createVehicle = (tenantId: string, body: CreateVehicleBody, now: Da
 };
 
 export const getVehicle = async (tenantId: string, vehicleId: string): Promise<Vehicle> => {
-  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.vehicle(tenantId, vehicleId), ConsistentRead: true }));
+  const [{ Item }, region] = await Promise.all([
+    table().send(new GetCommand({ TableName: tableName(), Key: keys.vehicle(tenantId, vehicleId), ConsistentRead: true })),
+    tenantRegion(tenantId),
+  ]);
   if (!Item) throw new NotFoundError('No vehicle with this id.');
-  return toVehicle(Item);
+  return toVehicle(Item, region);
 };
 
-export const listVehicles = (tenantId: string, page: { after?: string; limit: number }): Promise<Page<Vehicle>> =>
-  queryPage({ pk: tenantPk(tenantId), prefix: keys.vehiclePrefix, after: page.after, limit: page.limit }, toVehicle, (v) => v.id);
+export const listVehicles = async (tenantId: string, page: { after?: string; limit: number }): Promise<Page<Vehicle>> => {
+  const region = await tenantRegion(tenantId);
+  return queryPage({ pk: tenantPk(tenantId), prefix: keys.vehiclePrefix, after: page.after, limit: page.limit }, (item) => toVehicle(item, region), (v) => v.id);
+};
 
 /** All of a tenant's vehicles, for resolving a plate or label named in free text. */
 export const allVehicles = async (tenantId: string): Promise<Vehicle[]> => {
@@ -78,7 +110,7 @@ export const allVehicles = async (tenantId: string): Promise<Vehicle[]> => {
   return vehicles;
 };
 
-export const updateVehicle = async (tenantId: string, vehicleId: string, body: UpdateVehicleBody, now: Date): Promise<{ vehicle: Vehicle; writes: Write[] }> => {
+export const updateVehicle = async (tenantId: string, vehicleId: string, body: Pick<UpdateVehicleBody, 'version' | 'plate' | 'label' | 'active'> & VehicleTraits, now: Date): Promise<{ vehicle: Vehicle; writes: Write[] }> => {
   const current = await getVehicle(tenantId, vehicleId);
   if (current.version !== body.version) throw new VersionMismatchError(current.version, body.version);
   const vehicle: Vehicle = {
@@ -86,6 +118,10 @@ export const updateVehicle = async (tenantId: string, vehicleId: string, body: U
     plate: body.plate ?? current.plate,
     label: body.label ?? current.label,
     active: body.active ?? current.active,
+    class: body.class ?? current.class,
+    ownerKind: body.ownerKind ?? current.ownerKind,
+    // A vehicle that read the tenant's region keeps it from now on.
+    region: (body.region as Vehicle['region'] | undefined) ?? current.region,
     version: current.version + 1,
     updatedAt: nowIso(now),
   };

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { chileanRegions } from '../../shared/chile/regions.ts';
+import { chileRegionCodes } from '../../shared/chile/regions.ts';
 import { DateTime, Version } from '../../shared/http/schemas.ts';
 import { vehicleDocumentsPolicies } from '../../shared/tenancy/tenants.ts';
 
@@ -18,7 +18,7 @@ export const TenantSettings = v.pipe(
   v.object({
     name: v.string(),
     timeZone: v.pipe(v.string(), v.description('IANA time zone of the tenant’s dates')),
-    region: v.pipe(v.picklist(chileanRegions), v.description('ISO 3166-2:CL code; the default region of new vehicles')),
+    region: v.pipe(v.picklist(chileRegionCodes), v.description('ISO 3166-2:CL code; the default region of new vehicles')),
     trackingSpeedKmh: SpeedKmh,
     trackingStopMinutes: StopMinutes,
     vehicleDocumentsPolicy: Policy,

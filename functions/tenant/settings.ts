@@ -1,5 +1,5 @@
 import { NotFoundError, UnprocessableError, VersionMismatchError, type FieldIssue } from '../../shared/errors.ts';
-import { isChileanRegion } from '../../shared/chile/regions.ts';
+import { isChileRegion } from '../../shared/chile/regions.ts';
 import { nowIso } from '../../shared/clock.ts';
 import { tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
@@ -32,7 +32,7 @@ const judged = (body: UpdateTenantSettingsBody): { timeZone?: string; region?: s
   const timeZone = body.timeZone === undefined ? undefined : ianaTimeZone(body.timeZone);
   if (timeZone === null) issues.push({ path: 'body.timeZone', message: 'not an IANA time zone (such as America/Santiago)' });
   const region = body.region?.toUpperCase();
-  if (region !== undefined && !isChileanRegion(region)) issues.push({ path: 'body.region', message: 'not an ISO 3166-2:CL region code (such as CL-RM)' });
+  if (region !== undefined && !isChileRegion(region)) issues.push({ path: 'body.region', message: 'not an ISO 3166-2:CL region code (such as CL-RM)' });
   if (issues.length > 0) throw new UnprocessableError(`Unknown ${issues.map((i) => i.path.slice(5)).join(' and ')}.`, 'unknown_setting_value', issues);
   return { timeZone: timeZone ?? undefined, region };
 };

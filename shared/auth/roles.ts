@@ -14,7 +14,8 @@ export const permissions = {
   'assistant.ask': everyone,
   'fleet.read': readers,
   'fleet.write': staff,
-  'fleet.odometer': ['admin', 'operator', 'driver'], // drivers report the odometer of the vehicle they drive
+  'fleet.odometer': ['admin', 'operator', 'driver'], // drivers: only the vehicle of their route of today, checked by the operation
+  'fleet.correct': adminOnly, // removing a wrong odometer reading
   'orders.read': readers,
   'orders.write': staff,
   'plans.read': readers,

@@ -18,6 +18,8 @@ export const opsKeys = {
   stop: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `STOP#${stopId}` }),
   stopPrefix: 'STOP#',
   position: (tenantId: string, routeId: string) => ({ pk: routePartition(tenantId, routeId), sk: 'POSITION' }),
+  /** gsi1: a driver's routes by service date, for what a driver may do on a given day (odometer readings). */
+  routeByWorker: (tenantId: string, workerId: string, serviceDate: string, routeId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WORKER#${workerId}`, gsi1sk: `ROUTE#${serviceDate}#${routeId}` }),
   /** The public tracking view, one per link token; the token is the only way in. */
   trackingView: (token: string) => ({ pk: `TRACK#${token}`, sk: 'VIEW' }),
 } as const;

@@ -66,6 +66,8 @@ export const keys = {
   /** Every odometer reading of a vehicle, in time order (readAt is ISO UTC, so text order is time order). */
   odometerReading: (tenantId: string, vehicleId: string, readAt: string, readingId: string) => ({ pk: `${tenantPk(tenantId)}#ODO#${vehicleId}`, sk: `R#${readAt}#${readingId}` }),
   odometerPartition: (tenantId: string, vehicleId: string) => `${tenantPk(tenantId)}#ODO#${vehicleId}`,
+  /** Where a reading is, by its id: a correction names the reading by id alone. Sorts before `R#`. */
+  odometerReadingRef: (tenantId: string, vehicleId: string, readingId: string) => ({ pk: `${tenantPk(tenantId)}#ODO#${vehicleId}`, sk: `I#${readingId}` }),
   idempotency: (tenantId: string, operationId: string, key: string) => ({ pk: `IDEM#${tenantId}#${operationId}#${key}`, sk: 'IDEM' }),
   /** One counter per tenant, day and question kind; 30 days of them answer "most asked". */
   askedCounter: (tenantId: string, day: string, question: string) => ({ pk: `${tenantPk(tenantId)}#ASKED`, sk: `${day}#${question}` }),

@@ -106,7 +106,9 @@ describe('vehicle care record', () => {
     const viewer = await tenant.member('viewer');
     const v = await vehicle(tenant, admin);
     const readAt = new Date().toISOString();
-    expect((await tenant.call(driver, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 100, readAt } })).status).toBe(201);
+    // A driver without a route of today in this vehicle (care-corrections.test.ts has one with it).
+    expect((await tenant.call(driver, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 100, readAt } })).body.code).toBe('not_assigned');
+    expect((await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 100, readAt } })).status).toBe(201);
     for (const [method, path] of [['GET', `/v1/fleet/vehicles/${v.id}/care`], ['GET', '/v1/fleet/care'], ['GET', `/v1/fleet/vehicles/${v.id}/care/suggestions`]] as const) {
       expect((await tenant.call(viewer, method, path)).status).toBe(200);
       const refused = await tenant.call(driver, method, path);
@@ -162,7 +164,8 @@ describe('odometer readings', () => {
 
   it('records a reading once however often its idempotency key is sent', async () => {
     const tenant = await TestTenant.create(stack());
-    const driver = await tenant.member('driver');
+    // An operator: drivers need a route of today in the vehicle (care-corrections.test.ts).
+    const driver = await tenant.member('operator');
     const admin = await tenant.member('admin');
     const v = await vehicle(tenant, admin);
     const key = randomUUID();
@@ -298,16 +301,42 @@ describe('care list', () => {
     expect(list.rules.today).toContain(timeZone);
   });
 
-  it('suggests dates from the plate’s last digit and the next March 31', async () => {
-    const tenant = await TestTenant.create(stack());
+  it('suggests dates by class, owner and region in the tenant’s zone, with their legal sources', async () => {
+    // A zone whose date differs from Santiago's: the suggestions count from the tenant's today.
+    const timeZone = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((zone) => localDate(new Date(), zone) !== santiagoToday())!;
+    const tenant = await TestTenant.create(stack(), 'Transportes Sur', timeZone);
     const admin = await tenant.member('admin');
-    const v = await vehicle(tenant, admin, 'GHJK-37', 'Camioneta');
-    const s = await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/care/suggestions`);
-    expect(s.status).toBe(200);
-    const today = santiagoToday();
+    const today = localDate(new Date(), timeZone);
     const year = Number(today.slice(0, 4));
-    const march = `${year}-03-31` >= today ? `${year}-03-31` : `${year + 1}-03-31`;
-    const october = `${year}-10-31` >= today ? `${year}-10-31` : `${year + 1}-10-31`;
-    expect(s.body).toEqual({ technicalReview: october, circulationPermit: march, soap: march });
+    const next = (monthDay: string) => (`${year}-${monthDay}` >= today ? `${year}-${monthDay}` : `${year + 1}-${monthDay}`);
+    const register = async (body: Record<string, string>) => {
+      const created = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: { label: 'Móvil', ...body } });
+      expect(created.status, created.text).toBe(201);
+      return created.body.id as string;
+    };
+    const suggestions = async (id: string) => {
+      const s = await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${id}/care/suggestions`);
+      expect(s.status, s.text).toBe(200);
+      return s.body;
+    };
+    const car = await suggestions(await register({ plate: `GH${randomUUID().slice(0, 2)}37`.toUpperCase() }));
+    expect(car).toMatchObject({ technicalReview: next('10-31'), circulationPermit: next('03-31'), soap: next('03-31'), technicalReviewEveryMonths: 12 });
+    expect(Object.keys(car.sources)).toEqual(['technicalReview', 'circulationPermit', 'soap']);
+    expect(car.sources.soap).toContain('18.490');
+    // A person's van in Santiago and a company van in Biobío: yearly, by plate.
+    for (const traits of [{ class: 'van', ownerKind: 'person', region: 'CL-RM' }, { class: 'van', ownerKind: 'company', region: 'CL-BI' }]) {
+      const s = await suggestions(await register({ plate: `VN${randomUUID().slice(0, 2)}31`.toUpperCase(), ...traits }));
+      expect(s, JSON.stringify(traits)).toMatchObject({ technicalReview: next('04-30'), technicalReviewEveryMonths: 12, circulationPermit: next('03-31'), soap: next('03-31') });
+    }
+    // A company van in Santiago, a truck and a bus: every 6 months from the recorded review.
+    const van = await register({ plate: `VS${randomUUID().slice(0, 2)}31`.toUpperCase(), class: 'van', ownerKind: 'company', region: 'CL-RM' });
+    expect(await suggestions(van)).toMatchObject({ technicalReview: null, technicalReviewEveryMonths: 6 });
+    const noCare = { circulationPermit: null, soap: null, service: null, serviceKm: null };
+    expect((await tenant.call(admin, 'PUT', `/v1/fleet/vehicles/${van}/care`, { body: { version: 0, ...noCare, technicalReview: '2025-08-31' } })).status).toBe(200);
+    expect(await suggestions(van)).toMatchObject({ technicalReview: '2026-02-28', technicalReviewEveryMonths: 6 });
+    const truck = await suggestions(await register({ plate: `TR${randomUUID().slice(0, 2)}31`.toUpperCase(), class: 'cargo', ownerKind: 'person', region: 'CL-AN' }));
+    expect(truck).toMatchObject({ technicalReview: null, technicalReviewEveryMonths: 6, circulationPermit: next('09-30'), soap: null });
+    const bus = await suggestions(await register({ plate: `BU${randomUUID().slice(0, 2)}31`.toUpperCase(), class: 'passenger' }));
+    expect(bus).toMatchObject({ technicalReviewEveryMonths: 6, circulationPermit: next('05-31'), soap: null });
   });
 });

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { keys } from '../../shared/table/keys.ts';
+import { table, tableName } from '../../shared/table/client.ts';
 import { TestTenant } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 
@@ -100,5 +103,46 @@ describe('fleet vehicles', () => {
     expect(write.body.code).toBe('role_forbidden');
     expect((await tenant.call(driver, 'GET', '/v1/fleet/vehicles')).status).toBe(403);
     expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).body.items).toHaveLength(1);
+  });
+});
+
+describe('vehicle class, owner and region', () => {
+  it('registers and changes class, ownerKind and region, answered on every read', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const truck = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: { ...newVehicle('Camión 12 t'), class: 'cargo', ownerKind: 'person', region: 'CL-BI' } });
+    expect(truck.status, truck.text).toBe(201);
+    expect(truck.body).toMatchObject({ class: 'cargo', ownerKind: 'person', region: 'CL-BI' });
+    const changed = await tenant.call(admin, 'PATCH', `/v1/fleet/vehicles/${truck.body.id}`, { body: { version: 1, class: 'passenger', region: 'CL-NB' } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ class: 'passenger', ownerKind: 'person', region: 'CL-NB', version: 2 });
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${truck.body.id}`)).body).toEqual(changed.body);
+    expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).body.items).toEqual([changed.body]);
+  });
+
+  it('defaults to a company car in the tenant’s region, also for vehicles stored before', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.tenant(tenant.id), UpdateExpression: 'SET #r = :r', ExpressionAttributeNames: { '#r': 'region' }, ExpressionAttributeValues: { ':r': 'CL-VS' } }));
+    const created = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: newVehicle() });
+    expect(created.body).toMatchObject({ class: 'car', ownerKind: 'company', region: 'CL-VS' });
+    // A vehicle stored before classes existed: no class, owner or region on the item.
+    await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.vehicle(tenant.id, created.body.id), UpdateExpression: 'REMOVE #c, ownerKind, #r', ExpressionAttributeNames: { '#c': 'class', '#r': 'region' } }));
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${created.body.id}`)).body).toMatchObject({ class: 'car', ownerKind: 'company', region: 'CL-VS' });
+  });
+
+  it('refuses an unknown class, owner or region with 422 naming each field, changing nothing', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const refused = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: { ...newVehicle(), class: 'truck', ownerKind: 'state', region: 'CL-XX' } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.code).toBe('invalid_vehicle');
+    expect(refused.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.class', 'body.ownerKind', 'body.region']);
+    expect((await tenant.call(admin, 'GET', '/v1/fleet/vehicles')).body.items).toEqual([]);
+    const v = (await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: newVehicle() })).body;
+    const patch = await tenant.call(admin, 'PATCH', `/v1/fleet/vehicles/${v.id}`, { body: { version: 1, region: 'RM' } });
+    expect(patch.status).toBe(422);
+    expect(patch.body).toMatchObject({ code: 'invalid_vehicle', errors: [{ path: 'body.region' }] });
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}`)).body).toMatchObject({ version: 1, region: 'CL-RM' });
   });
 });

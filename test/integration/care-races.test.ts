@@ -3,12 +3,13 @@ import type { InitializeMiddleware } from '@smithy/types';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { getCareItem, putVehicleCare } from '../../functions/fleet/care.ts';
 import { recordOdometer } from '../../functions/fleet/odometer.ts';
+import { deleteReading, listReadings } from '../../functions/fleet/odometer-readings.ts';
 import { createVehicle } from '../../functions/fleet/vehicles.ts';
 import { ensureTable } from '../../infra/local/create-table.ts';
 import { ProblemError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { resetTableClient, table } from '../../shared/table/client.ts';
-import { commit } from '../../shared/table/transaction.ts';
+import { commit, ReadOutdatedError } from '../../shared/table/transaction.ts';
 import { putTenant } from '../../shared/tenancy/tenants.ts';
 
 const noCare = { technicalReview: null, circulationPermit: null, soap: null, service: null, serviceKm: null };
@@ -101,5 +102,36 @@ describe('care writes under races', () => {
     expect(item).toMatchObject({ careVersion: 1, care: { soap: '2027-03-31' } });
     // The care write left the odometer of the same item as it was.
     expect(item?.odometer?.lastKm).toBe(5_000);
+  });
+
+  it('loses nothing when a removal races a new reading, whichever commits first', async () => {
+    const day = (daysAgo: number) => new Date(now.getTime() - daysAgo * 86_400_000).toISOString();
+    for (const readingFirst of [true, false]) {
+      const { vehicle, writes } = createVehicle(tenantId, { plate: readingFirst ? 'RACE03' : 'RACE04', label: 'Camioneta', active: true }, now);
+      await commit(writes);
+      const good = await recordOdometer(tenantId, vehicle.id, { km: 1_000, readAt: day(10) }, now);
+      await commit(good.writes);
+      const typo = await recordOdometer(tenantId, vehicle.id, { km: 2_999_999, readAt: day(5) }, now);
+      await commit(typo.writes);
+      // Both read the same odometer sequence before either writes.
+      const removal = (await deleteReading(tenantId, vehicle.id, typo.view.readingId, now))!;
+      // Checked against the typo still there, the new reading can only match it.
+      const reading = await recordOdometer(tenantId, vehicle.id, { km: 2_999_999, readAt: day(1) }, now);
+      const [won, lost] = readingFirst ? [reading.writes, removal.writes] : [removal.writes, reading.writes];
+      expect(await codeOf(commit(won))).toBe('committed');
+      const refused = await commit(lost).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(readingFirst ? ReadOutdatedError : ProblemError);
+      expect((refused as ProblemError).code).toBe('concurrent_update');
+      // Run afresh, as the request path does: the removal again, or the reading sent again.
+      if (readingFirst) await commit((await deleteReading(tenantId, vehicle.id, typo.view.readingId, now))!.writes);
+      else {
+        // Without the typo, the reading is checked afresh against the good one: a sane value commits.
+        await commit((await recordOdometer(tenantId, vehicle.id, { km: 1_400, readAt: day(1) }, now)).writes);
+      }
+      const kms = (await listReadings(tenantId, vehicle.id, { limit: 10 })).items.map((r) => r.km);
+      expect(kms, `reading first: ${readingFirst}`).toEqual([readingFirst ? 2_999_999 : 1_400, 1_000]);
+      const digest = (await getCareItem(tenantId, vehicle.id))?.odometer;
+      expect(digest).toMatchObject({ lastKm: kms[0], days: [[expect.any(Number), 1_000, 1], [expect.any(Number), kms[0], 1]] });
+    }
   });
 });
