@@ -114,10 +114,10 @@ export const listConflictsOperation = defineOperation({
   permission: 'integrations.read',
   params: IdParams,
   query: RecordQuery,
-  responses: { 200: { description: 'A page of conflicts (at most 100); externalId filters them', schema: ConflictPage } },
+  responses: { 200: { description: 'A page of conflicts (at most 100, of the last 90 days); externalId filters them. A page reads at most 200 conflicts: it may hold fewer than limit, even none, with a nextCursor to go on from', schema: ConflictPage } },
   handle: async ({ params, query, caller }) => {
     await getConnectionRecord(caller.tenantId, params.id);
-    return { status: 200, body: await listConflicts(caller.tenantId, params.id, query) };
+    return { status: 200, body: await listConflicts(caller.tenantId, params.id, query, caller.now) };
   },
 });
 

@@ -101,6 +101,11 @@ export const keys = {
   recordConflict: (tenantId: string, connectionId: string, conflictId: string) => ({ pk: `${tenantPk(tenantId)}#CONFLICT#${connectionId}`, sk: `C#${conflictId}` }),
   recordConflictPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#CONFLICT#${connectionId}`,
   recordConflictPrefix: 'C#',
+  /**
+   * Held for as long as its conflict lives: one per record, conflict kind and incoming content
+   * (hash), so the same bad content met by every hourly import is one conflict.
+   */
+  recordConflictGuard: (tenantId: string, connectionId: string, contentKey: string) => ({ pk: `${tenantPk(tenantId)}#CONFLICT#${connectionId}`, sk: `CKEY#${contentKey}` }),
   /** The connections that imported a provider company, for its notices (which name the company only). */
   providerCompanyConnection: (origin: string, clientCode: string, tenantId: string, connectionId: string) => ({ pk: `PCOMPANY#${origin}#${clientCode}`, sk: `${tenantId}#${connectionId}` }),
   providerCompanyPartition: (origin: string, clientCode: string) => `PCOMPANY#${origin}#${clientCode}`,
