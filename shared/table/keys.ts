@@ -109,6 +109,16 @@ export const keys = {
   /** The connections that imported a provider company, for its notices (which name the company only). */
   providerCompanyConnection: (origin: string, clientCode: string, tenantId: string, connectionId: string) => ({ pk: `PCOMPANY#${origin}#${clientCode}`, sk: `${tenantId}#${connectionId}` }),
   providerCompanyPartition: (origin: string, clientCode: string) => `PCOMPANY#${origin}#${clientCode}`,
+  /**
+   * A provider company's notices waiting to be read (one per topic and resource: a repeat within
+   * 60 s is the same notice), its drain marker (one drain message queued at a time) and its
+   * per-minute budget of provider reads, all in one partition of the company.
+   */
+  providerNotice: (origin: string, clientCode: string, noticeKey: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `N#${noticeKey}` }),
+  providerNoticePartition: (origin: string, clientCode: string) => `PNOTICE#${origin}#${clientCode}`,
+  providerNoticePrefix: 'N#',
+  providerNoticeDrain: (origin: string, clientCode: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: 'DRAIN' }),
+  providerNoticeBudget: (origin: string, clientCode: string, minute: number) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `BUDGET#${minute}` }),
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**

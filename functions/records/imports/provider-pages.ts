@@ -21,7 +21,7 @@ const lastCall = new Map<string, number>();
  * from the answer rather than the start keeps arrivals at the provider apart even when a request
  * left late (a busy event loop), which a 10-a-second window would count twice.
  */
-export const providerCall = async <T>(connectionId: string, call: () => Promise<T>): Promise<T> => {
+export const providerCall = async <T>(connectionId: string, call: () => Promise<T>, maxRateWaits = MAX_RATE_WAITS): Promise<T> => {
   for (let waits = 0; ; waits++) {
     const due = (lastCall.get(connectionId) ?? 0) + minIntervalMs();
     const now = Date.now();
@@ -32,7 +32,7 @@ export const providerCall = async <T>(connectionId: string, call: () => Promise<
       return answer;
     } catch (error) {
       lastCall.set(connectionId, Date.now());
-      if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= MAX_RATE_WAITS) throw error;
+      if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= maxRateWaits) throw error;
       const seconds = Math.min(10, Number(error.headers['retry-after'] ?? 1) || 1);
       await sleep(seconds * 1000);
     }
