@@ -85,6 +85,10 @@ export const keys = {
   /** A billing-provider connection; a tenant's connections are listed oldest first. */
   providerConnection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `CONN#${connectionId}` }),
   providerConnectionPrefix: 'CONN#',
+  /** How many connections of the tenant are active, kept in every write that changes it (at most 20). */
+  activeConnectionCount: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'CONNACTIVE' }),
+  /** Where the hourly import schedule stopped among the active connections (it goes on from there). */
+  importScheduleCursor: () => ({ pk: 'PCONN#SCHEDULE', sk: 'CURSOR' }),
   /** An import of a connection; a connection's imports are listed oldest first (UUIDv7 ids). */
   providerImport: (tenantId: string, connectionId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${connectionId}#${importId}` }),
   providerImportPrefix: (connectionId: string) => `IMPORT#${connectionId}#`,
