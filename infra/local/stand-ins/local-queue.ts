@@ -15,8 +15,9 @@ export interface LocalQueueOptions<M = DeliveryMessage> {
   encode?: (message: M) => string;
   /**
    * The message's group, as MessageGroupId on an SQS fair queue: a receive prefers the visible
-   * message whose group has the fewest messages in flight, so a group's backlog never holds back
-   * another group's message for longer than one delivery takes. Without it, the order of sending.
+   * message whose group has the fewest messages in flight (then the smallest backlog), so a
+   * group's backlog never holds back another group's message for longer than one delivery takes.
+   * Without it, the order of sending.
    */
   group?: (message: M) => string;
   /** The queue's name in the records' eventSourceARN. @default webhook-attempts */
@@ -149,12 +150,17 @@ export class LocalQueue<M = DeliveryMessage> {
     if (!this.options.group) return visible;
     const inFlight = new Map<string | undefined, number>();
     for (const m of this.messages.values()) if (m.receiveCount > 0 && m.visibleAt > now) inFlight.set(m.group, (inFlight.get(m.group) ?? 0) + 1);
+    const waiting = new Map<string | undefined, number>();
+    for (const m of visible) waiting.set(m.group, (waiting.get(m.group) ?? 0) + 1);
+    // Fewest in flight first; between equals, the smaller backlog (a quiet tenant before a busy one).
+    const rank = (m: Stored) => (inFlight.get(m.group) ?? 0) * 1e9 + (waiting.get(m.group) ?? 0);
     const ordered: Stored[] = [];
     while (visible.length > 0) {
       let best = 0;
-      for (let i = 1; i < visible.length; i++) if ((inFlight.get(visible[i]!.group) ?? 0) < (inFlight.get(visible[best]!.group) ?? 0)) best = i;
+      for (let i = 1; i < visible.length; i++) if (rank(visible[i]!) < rank(visible[best]!)) best = i;
       const [next] = visible.splice(best, 1);
       inFlight.set(next!.group, (inFlight.get(next!.group) ?? 0) + 1);
+      waiting.set(next!.group, (waiting.get(next!.group) ?? 0) - 1);
       ordered.push(next!);
     }
     return ordered;
