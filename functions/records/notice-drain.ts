@@ -11,7 +11,7 @@ import { importQueue, type NoticeDrainMessage } from '../../shared/ports/import-
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
-import { commit, type Write } from '../../shared/table/transaction.ts';
+import { commit, TransactionConflictError, type Write } from '../../shared/table/transaction.ts';
 import { findConnectionRecord, sessionOf, type ConnectionRecord } from '../integrations/connection-record.ts';
 import type { ImportStream } from './api-schemas.ts';
 import { commitConflicts } from './conflict-store.ts';
@@ -19,6 +19,7 @@ import { providerCall } from './imports/provider-pages.ts';
 import { claimDrain, NOTICE_AUDIT_ACTION, touchDrain, NOTICE_KEEP_SECONDS, NOTICE_ORIGIN, type NoticeTarget } from './notices.ts';
 import { judgeBatch } from './observe.ts';
 import { mapStock, mapVariant } from './provider-mapping.ts';
+import { RecordMovedError } from './record-store.ts';
 import type { RecordFields } from './record-schemas.ts';
 
 /** Provider reads a company's notices may cost a minute, whatever the number of its connections. */
@@ -128,7 +129,8 @@ const refresh = async (clientCode: string, notice: PendingNotice, connection: Co
     for (const writes of chunks) await commit(writes);
     return true;
   } catch (error) {
-    const again = error instanceof ProviderUnavailableError || error instanceof NoticeRenewedError || (error as Error).name === 'RecordMovedError';
+    // Worth another read within the budget: the provider may answer later; a record or the notice changed meanwhile.
+    const again = error instanceof ProviderUnavailableError || error instanceof NoticeRenewedError || error instanceof RecordMovedError || error instanceof TransactionConflictError;
     logger.warn('provider notice not applied', { connectionId: connection.id, topic: notice.noticeTarget.topic, again, error: error as Error });
     if (again) return false;
     // Refused, token rejected, revoked: this connection never reads it; the hourly import settles the rest.

@@ -37,9 +37,10 @@ const activeConnections = async function* (after: IndexKey | undefined): AsyncGe
 };
 
 /**
- * The index in a circle: from after the cursor to its end, then from its start up to the cursor,
- * so a run that stops early (at most maxPerRun, or near its timeout) leaves the rest to the next
- * run rather than to the same first connections every hour.
+ * The index in a circle: from after the cursor to its end, then from its start up to and
+ * including the cursor (a run that goes all round looks at each once). A run that stops early
+ * (at most maxPerRun, or near its timeout) leaves the rest to the next run rather than to the
+ * same first connections every hour.
  */
 const fromCursor = async function* (cursor: IndexKey | undefined): AsyncGenerator<Record<string, unknown>> {
   yield* activeConnections(cursor);
