@@ -59,3 +59,12 @@ export const functionGroups: FunctionGroup[] = [
 ];
 
 export const allOperations = (): AnyOperation[] => functionGroups.flatMap((group) => group.operations);
+
+/**
+ * The operations of a group whose idempotent answer is stored sealed (it reveals a secret): the
+ * only `operationId` values under which the group's role may seal and open replays.
+ */
+export const sealedReplayOperations = (groupName: string): string[] =>
+  (functionGroups.find((group) => group.name === groupName)?.operations ?? [])
+    .filter((operation) => operation.access === 'member' && operation.idempotent && operation.responseHasSecret)
+    .map((operation) => operation.operationId);

@@ -34,8 +34,9 @@ export const webhookSweeper: JobFunction = {
 export const invoiceReconciler: JobFunction = {
   name: 'invoice-reconciler',
   entry: 'functions/invoicing/reconciler/handler.ts',
-  // Finds unsettled intents on gsi2, reads the intent and its connection, commits the settled state.
-  table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
+  // Finds unsettled intents on gsi2, reads the intent and its connection, commits the settled state;
+  // UpdateItem moves a failed intent's next look later, or takes a revoked connection's off the index.
+  table: { items: ['GetItem', 'PutItem', 'UpdateItem'], queries: ['gsi2'] },
 };
 
 export const importWorker: JobFunction = {

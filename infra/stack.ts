@@ -1,4 +1,7 @@
 import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
+import { IMPORT_WORKER_CONCURRENCY } from './constructs/record-imports.ts';
+import { WEBHOOK_WORKER_CONCURRENCY } from './constructs/webhook-pipeline.ts';
+import { OidcParameters } from './constructs/oidc-parameters.ts';
 import type { StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { FunctionGroup } from '../functions/index.ts';
@@ -18,12 +21,17 @@ import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
 import { RecordImports } from './constructs/record-imports.ts';
 
-/** Synth accepts these; a deployment with them rejects every token, so set the context keys. */
+/** Synth accepts these; a deployment with them fails before it creates anything (OidcParameters). */
 export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
 export const PLACEHOLDER_OIDC_AUDIENCE = 'delivery-ops-api';
 export const DEFAULT_RATE_LIMIT_PER_IP = 600;
 /** Concurrent executions the public tracking function may use at most (issue 7, item 2). */
 export const DEFAULT_TRACKING_CONCURRENCY = 50;
+/**
+ * Lambda refuses a reservation that leaves fewer than this many of the account's concurrent
+ * executions unreserved, and CloudFormation then fails the deploy.
+ */
+export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
 
 /** Every value may also come from the CDK context key of the same name (`-c oidcIssuer=...`). */
 export interface DeliveryOpsStackProps extends StackProps {
@@ -38,6 +46,18 @@ export interface DeliveryOpsStackProps extends StackProps {
    * the account's concurrency from the rest of the API. @default 50
    */
   trackingConcurrency?: number;
+  /**
+   * The account's Lambda concurrency quota (Service Quotas, "Concurrent executions"). Only when it
+   * is stated and leaves UNRESERVED_CONCURRENCY_MINIMUM after the reservations (tracking, webhook
+   * worker, import worker) are they made; otherwise none is, and the queues' maximum concurrency
+   * still bounds the workers. @default unknown: no reservations
+   */
+  lambdaConcurrencyQuota?: number;
+  /**
+   * DynamoDB deletion protection of the table. Off for the first deploy only, so that a failed
+   * create can remove the table it made (docs/cloud-stack.md, First deploy). @default true
+   */
+  tableDeletionProtection?: boolean;
   /** Receives the alarm notifications. @default no subscription */
   alarmEmail?: string;
   /** The billing provider's settings (context keys providerApiUrl, providerOauthUrl, providerAppId,
@@ -59,6 +79,8 @@ export class DeliveryOpsStack extends Stack {
   readonly tracking: TrackingProjection;
   readonly imports?: RecordImports;
   readonly alarms: Alarms;
+  /** Whether the functions' concurrency is reserved (see lambdaConcurrencyQuota). */
+  readonly concurrencyReserved: boolean;
 
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
     super(scope, id, props);
@@ -79,21 +101,35 @@ export class DeliveryOpsStack extends Stack {
     if (!Number.isInteger(trackingConcurrency) || trackingConcurrency < 1) throw new Error('trackingConcurrency must be a positive integer');
     const alarmEmail = setting('alarmEmail') as string | undefined;
     const groups = props.groups ?? functionGroups;
-
-    if (oidcIssuer === PLACEHOLDER_OIDC_ISSUER || oidcAudience === PLACEHOLDER_OIDC_AUDIENCE) {
+    const quotaSetting = setting('lambdaConcurrencyQuota');
+    const quota = quotaSetting === undefined ? undefined : Number(quotaSetting);
+    if (quota !== undefined && (!Number.isInteger(quota) || quota < 1)) throw new Error('lambdaConcurrencyQuota must be a positive integer (the account\'s concurrent executions quota)');
+    const reservations = trackingConcurrency + WEBHOOK_WORKER_CONCURRENCY + (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0);
+    this.concurrencyReserved = quota !== undefined && quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
+    if (!this.concurrencyReserved) {
       Annotations.of(this).addWarningV2(
-        'delivery-ops:oidc-placeholder',
-        'OIDC issuer or audience is the placeholder: set the context keys oidcIssuer and oidcAudience before cdk deploy.',
+        'delivery-ops:concurrency-unreserved',
+        `No reserved concurrency: the reservations (${reservations}) need a Lambda concurrency quota of at least ${reservations + UNRESERVED_CONCURRENCY_MINIMUM}` +
+          ` stated with -c lambdaConcurrencyQuota=<n> (${quota === undefined ? 'not stated' : `stated: ${quota}`}). The queues' maximum concurrency still bounds the workers.`,
       );
     }
 
-    this.data = new DataTable(this, 'Data');
+    // The issuer and audience are stack parameters with these values as defaults; a rule refuses
+    // the placeholders before CloudFormation creates anything, while synth still works without them.
+    const oidc = new OidcParameters(this, 'Oidc', {
+      issuer: oidcIssuer,
+      audience: oidcAudience,
+      placeholders: { issuer: PLACEHOLDER_OIDC_ISSUER, audience: PLACEHOLDER_OIDC_AUDIENCE },
+    });
+
+    const protection = setting('tableDeletionProtection');
+    this.data = new DataTable(this, 'Data', { deletionProtection: !(protection === false || protection === 'false' || protection === '0') });
     this.functions = new ApiFunctions(this, 'Functions', {
       groups,
       data: this.data,
-      oidc: { issuer: oidcIssuer, audience: oidcAudience, mfaEnforced: oidcMfaEnforced },
+      oidc: { issuer: oidc.issuer, audience: oidc.audience, mfaEnforced: oidcMfaEnforced },
       serviceName: 'delivery-ops',
-      reservedConcurrency: { tracking: trackingConcurrency },
+      reservedConcurrency: this.concurrencyReserved ? { tracking: trackingConcurrency } : undefined,
     });
     this.httpApi = new ServiceHttpApi(this, 'Http', { groups, functions: this.functions });
     // Only requests through CloudFront (and so through WAF) carry the origin secret.
@@ -108,10 +144,11 @@ export class DeliveryOpsStack extends Stack {
       transport: this.webhooks,
       apiFunction: this.functions.byGroup.get('webhooks'),
       serviceName: 'delivery-ops',
+      reserveConcurrency: this.concurrencyReserved,
     });
     this.invoiceReconciler = new InvoiceReconciler(this, 'InvoiceReconciler', { data: this.data, serviceName: 'delivery-ops' });
     const integrations = this.functions.byGroup.get('integrations');
-    if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops' });
+    if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops', reserveConcurrency: this.concurrencyReserved });
     const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
     const providerSettings = props.billingProvider ?? {
       apiUrl: context('providerApiUrl'),
@@ -163,5 +200,6 @@ export class DeliveryOpsStack extends Stack {
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'OriginSecretArn', { value: this.originSecret.secret.secretArn, description: 'Rotate once after the first deploy (docs/cloud-stack.md, First deploy)' });
   }
 }

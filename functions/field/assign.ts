@@ -6,7 +6,7 @@ import { newId } from '../../shared/ids.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import type { Write } from '../../shared/table/transaction.ts';
+import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { getMemberById } from '../../shared/tenancy/members.ts';
 import { createVehicle } from '../fleet/vehicles.ts';
 import { orderStateWrite } from '../orders/orders.ts';
@@ -17,11 +17,14 @@ import type { AssignRouteBody, Route, RouteRecord } from './schemas.ts';
 
 const alreadyAssigned = () => new StateConflictError('This route of the plan is already assigned.', 'route_already_assigned');
 
-/** The fleet registry's vehicle with this plate, or a new one made in the same transaction. */
+/**
+ * The fleet registry's vehicle with this plate, or a new one made in the same transaction. When
+ * a racing assignment made it first, the chain runs this one again, and it finds that vehicle.
+ */
 const resolveVehicle = async (tenantId: string, vehicle: AssignRouteBody['vehicle'], now: Date): Promise<{ vehicleId: string; writes: Write[] }> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.plate(tenantId, vehicle.plate), ConsistentRead: true }));
   if (Item) return { vehicleId: Item.vehicleId as string, writes: [] };
-  const created = createVehicle(tenantId, { plate: vehicle.plate, label: vehicle.label, active: true }, now);
+  const created = createVehicle(tenantId, { plate: vehicle.plate, label: vehicle.label, active: true }, now, () => new ReadOutdatedError());
   return { vehicleId: created.vehicle.id, writes: created.writes };
 };
 

@@ -19,6 +19,8 @@ export const assignRouteOperation = defineOperation({
   permission: 'routes.write',
   idempotent: true,
   body: AssignRouteBody,
+  // Assignments naming one new plate race on its claim; run again, the loser uses the vehicle the winner made.
+  retryOnConflict: true,
   responses: { 201: { description: 'The route, state assigned', schema: Route } },
   handle: async ({ body, caller }) => {
     const { route, writes } = await assignRoute(caller.tenantId, body, caller.now);

@@ -23,32 +23,36 @@ const dateItem = (vehicle: CareVehicle, item: Exclude<DueKind, 'service_km'>, da
   return { vehicleId: vehicle.vehicleId, label: vehicle.label, item, date, daysLeft, status: s, km: null, text: dateText(item, vehicle.label, date, daysLeft), attention: s !== 'soon' };
 };
 
-/** The first day on which lastKm + floor(dailyKm × days) reaches dueKm, counted from the last reading's day. */
+/**
+ * The first day on which lastKm + floor(dailyKm × days) reaches dueKm, counted from the last
+ * reading's day (dailyKm > 0). Worked out, not counted up to: the quotient can land a hair either
+ * side of a whole day in floating point, so the days around it are tried in order.
+ */
 const daysToReach = (needKm: number, dailyKm: number): number => {
-  let days = Math.max(0, Math.ceil(needKm / dailyKm) - 1);
-  while (Math.floor(dailyKm * days) < needKm) days += 1;
-  return days;
+  const guess = Math.max(0, Math.ceil(needKm / dailyKm));
+  return [guess - 1, guess].find((days) => days >= 0 && Math.floor(dailyKm * days) >= needKm) ?? guess + 1;
 };
 
 /**
  * `service_km`: the odometer projected to today from the last reading at the 90-day average.
  * Listed within 1,000 km of serviceKm; dated the day the projection reaches it (today once past).
- * Without an average it stands on the last reading and is dated today; then, and when there is
- * no reading at all, the list says kmLimited.
+ * Without an average (none, or one of 0 or less) it stands on the last reading and is dated
+ * today; then, and when there is no reading at all, the list says kmLimited.
  */
 const kmItem = (vehicle: CareVehicle, today: string, timeZone: string): { item?: DueItem; limited: boolean } => {
   const dueKm = vehicle.care?.serviceKm;
   if (!dueKm) return { limited: false };
   const odometer = vehicle.odometer;
   if (!odometer) return { limited: true };
-  const { lastKm, dailyKm } = odometer;
+  const { lastKm } = odometer;
+  // A vehicle that did not move (or readings stored out of order) never projects forward: no average.
+  const dailyKm = odometer.dailyKm !== null && odometer.dailyKm > 0 ? odometer.dailyKm : null;
   const lastDay = localDate(new Date(odometer.lastReadAt), timeZone);
   const elapsed = Math.max(0, daysBetween(lastDay, today));
   const estimatedKm = dailyKm === null ? lastKm : lastKm + Math.floor(dailyKm * elapsed);
   const leftKm = dueKm - estimatedKm;
   if (leftKm > SOON_KM) return { limited: dailyKm === null };
-  // A vehicle that does not move never reaches serviceKm: it is dated today like one without an average.
-  const date = leftKm <= 0 || !dailyKm ? today : addDaysTo(lastDay, daysToReach(dueKm - lastKm, dailyKm));
+  const date = leftKm <= 0 || dailyKm === null ? today : addDaysTo(lastDay, daysToReach(dueKm - lastKm, dailyKm));
   const daysLeft = daysBetween(today, date);
   const km = { dueKm, estimatedKm, leftKm };
   const s = status(leftKm);

@@ -48,13 +48,10 @@ export const recordOdometer = async (tenantId: string, vehicleId: string, body: 
   if (Date.parse(readAt) > now.getTime() + CLOCK_SKEW_MS) {
     throw new UnprocessableError('readAt is in the future.', 'odometer_in_future', [{ path: 'body.readAt', message: 'must not be in the future' }]);
   }
-  const [, item, day, before, after] = await Promise.all([
-    getVehicle(tenantId, vehicleId),
-    getCareItem(tenantId, vehicleId),
-    tenantDay(tenantId, now),
-    neighbour(tenantId, vehicleId, readAt, 'before'),
-    neighbour(tenantId, vehicleId, readAt, 'after'),
-  ]);
+  // The sequence is read before the neighbours: a reading that commits after this read bumps
+  // it (so this one fails its condition), and one that committed before is among the neighbours.
+  const [, item, day] = await Promise.all([getVehicle(tenantId, vehicleId), getCareItem(tenantId, vehicleId), tenantDay(tenantId, now)]);
+  const [before, after] = await Promise.all([neighbour(tenantId, vehicleId, readAt, 'before'), neighbour(tenantId, vehicleId, readAt, 'after')]);
   if (before && body.km < before.km) throw backwards(`must be at least ${before.km}, the reading of ${before.readAt}`);
   if (after && body.km > after.km) throw backwards(`must be at most ${after.km}, the reading of ${after.readAt}`);
   const digest = addReading(item?.odometer, { km: body.km, readAt }, day.today, day.timeZone);

@@ -33,7 +33,7 @@ const vehicleItem = (tenantId: string, vehicle: Vehicle) => ({
 
 const plateTaken = (plate: string) => new StateConflictError(`Another vehicle of this tenant has the plate ${plate}.`, 'plate_taken');
 
-const claimPlate = (tenantId: string, plate: string, vehicleId: string): Write => ({
+const claimPlate = (tenantId: string, plate: string, vehicleId: string, onTaken: () => Error = () => plateTaken(plate)): Write => ({
   item: {
     Put: {
       TableName: tableName(),
@@ -41,17 +41,18 @@ const claimPlate = (tenantId: string, plate: string, vehicleId: string): Write =
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   },
-  onConditionFailed: () => plateTaken(plate),
+  onConditionFailed: onTaken,
 });
 
-export const createVehicle = (tenantId: string, body: CreateVehicleBody, now: Date): { vehicle: Vehicle; writes: Write[] } => {
+/** `onPlateTaken`: the error when the plate was claimed between the caller's read and its commit (409 plate_taken unless said). */
+export const createVehicle = (tenantId: string, body: CreateVehicleBody, now: Date, onPlateTaken?: () => Error): { vehicle: Vehicle; writes: Write[] } => {
   const at = nowIso(now);
   const vehicle: Vehicle = { id: newId(), plate: body.plate, label: body.label, active: body.active, version: 1, createdAt: at, updatedAt: at };
   return {
     vehicle,
     writes: [
       { item: { Put: { TableName: tableName(), Item: vehicleItem(tenantId, vehicle), ConditionExpression: 'attribute_not_exists(pk)' } } },
-      claimPlate(tenantId, vehicle.plate, vehicle.id),
+      claimPlate(tenantId, vehicle.plate, vehicle.id, onPlateTaken),
     ],
   };
 };

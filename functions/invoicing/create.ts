@@ -7,7 +7,7 @@ import { findConnectionRecord, type ConnectionRecord } from '../integrations/con
 import { adjustLedger, creditedMicro, readLedger, saveLedger } from './credits.ts';
 import { ConnectionNotReadyError, CreditExceedsRemainingError, InvalidInvoiceError, TotalMismatchError } from './errors.ts';
 import { findIntent, insertIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
-import { CURRENCY_SCALES, fromMicro, lineTotal, sum, toMicro } from './money.ts';
+import { CURRENCY_SCALES, fromMicro, lineTotal, sum, toMicro, travelsExactly } from './money.ts';
 import { recordExternalId } from './records.ts';
 import type { CreateIntentBody } from './schemas.ts';
 
@@ -41,13 +41,19 @@ const buildLines = async (tenantId: string, connectionId: string, body: CreateIn
       const variantExternalId = catalogItemId ? await recordExternalId(tenantId, connectionId, 'variants', catalogItemId) : null;
       if (catalogItemId && !variantExternalId) issues.push({ path: `body.lines.${index}.catalogItemId`, message: 'is not a variant record of this connection' });
       const quantity = toMicro(input.quantity);
+      const total = lineTotal(quantity, BigInt(input.unitPriceMinor));
+      // The provider takes JSON numbers only: a value it would receive rounded is refused here, before anything is stored.
+      const path = `body.lines.${index}`;
+      if (!travelsExactly.quantity(quantity)) issues.push({ path: `${path}.quantity`, message: 'has more significant digits than the provider can receive exactly as a JSON number' });
+      if (!travelsExactly.minor(BigInt(input.unitPriceMinor))) issues.push({ path: `${path}.unitPriceMinor`, message: 'exceeds 9007199254740991, the largest amount the provider receives exactly' });
+      else if (!travelsExactly.minor(total)) issues.push({ path: `${path}.quantity`, message: 'times unitPriceMinor exceeds 9007199254740991, the largest line total the provider answers exactly' });
       return {
         position: index + 1,
         conceptKey: input.conceptKey,
         description: input.description,
         quantity: fromMicro(quantity),
         unitPriceMinor: input.unitPriceMinor,
-        lineTotalMinor: lineTotal(quantity, BigInt(input.unitPriceMinor)).toString(),
+        lineTotalMinor: total.toString(),
         catalogItemId,
         creditedPosition: input.creditedPosition ?? null,
         variantExternalId: variantExternalId ?? null,
@@ -85,17 +91,22 @@ const creditWrites = async (tenantId: string, body: CreateIntentBody, lines: Sto
   }
   const ledger = await readLedger(tenantId, credited.id);
   const issues: FieldIssue[] = [];
+  // A credit note gives back what was invoiced: the same customer, each line at the credited line's price.
+  if (body.customerId !== credited.customerId) issues.push({ path: 'body.customerId', message: `must be ${credited.customerId ?? 'null'}, the credited document's customer` });
   const asked = new Map<number, bigint>();
   lines.forEach((line, i) => {
     const target = credited.lines.find((l) => l.position === line.creditedPosition);
     if (!target) return void issues.push({ path: `body.lines.${i}.creditedPosition`, message: 'must name a position of the credited invoice' });
+    if (line.unitPriceMinor !== target.unitPriceMinor) {
+      return void issues.push({ path: `body.lines.${i}.unitPriceMinor`, message: `must be ${target.unitPriceMinor}, the unit price of position ${target.position}` });
+    }
     asked.set(target.position, (asked.get(target.position) ?? 0n) + toMicro(line.quantity));
     const remaining = toMicro(target.quantity) - creditedMicro(ledger, target.position);
     if (asked.get(target.position)! > remaining) {
       issues.push({ path: `body.lines.${i}.quantity`, message: `exceeds what remains of position ${target.position} (${fromMicro(remaining < 0n ? 0n : remaining)})` });
     }
   });
-  if (issues.some((issue) => issue.path.endsWith('creditedPosition'))) throw new InvalidInvoiceError('Every credit note line names a credited position.', issues);
+  if (issues.some((issue) => !issue.path.endsWith('.quantity'))) throw new InvalidInvoiceError('Every credit note line credits a position of the credited document, at its price, for its customer.', issues);
   if (issues.length > 0) throw new CreditExceedsRemainingError(issues);
   return [saveLedger(adjustLedger(ledger, lines, 1n))];
 };
@@ -111,6 +122,9 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
   if (issues.length > 0) throw new InvalidInvoiceError('The invoice intent does not fit its connection and records.', issues);
   const total = sum(built.lines.map((line) => BigInt(line.lineTotalMinor)));
   if (total !== BigInt(body.totalMinor)) throw new TotalMismatchError(total, body.totalMinor);
+  if (!travelsExactly.minor(total)) {
+    throw new InvalidInvoiceError('The total is larger than the provider can answer exactly.', [{ path: 'body.totalMinor', message: 'exceeds 9007199254740991, the largest total the provider answers exactly' }]);
+  }
   const ledgerWrites = await creditWrites(tenantId, body, built.lines);
   const at = nowIso(now);
   const record: IntentRecord = {
@@ -135,6 +149,7 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
     lines: built.lines,
     customerExternalId: customerExternalId ?? null,
     submission: null,
+    providerReturnId: null,
     reconcileDueAt: null,
     reconcileAttempts: 0,
   };

@@ -34,6 +34,11 @@ export interface IntentRecord extends InvoiceIntent {
   /** The party's provider id (the document's clientId). */
   customerExternalId: string | null;
   submission: Submission | null;
+  /**
+   * The provider's return, once it accepted one for this credit note: from then on nothing but
+   * the provider's document can settle it (a later failure leaves it unknown, never rejected).
+   */
+  providerReturnId?: string | null;
   /** When the reconciler should look next (null when nothing is left to learn). */
   reconcileDueAt: string | null;
   reconcileAttempts: number;

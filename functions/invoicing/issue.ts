@@ -4,10 +4,11 @@ import type { BillingProvider } from '../../shared/ports/billing-provider/port.t
 import { billingProvider } from '../../shared/ports/billing-provider/registry.ts';
 import { commit, type Write } from '../../shared/table/transaction.ts';
 import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
-import { activeConnection, sessionOf } from '../integrations/connection-record.ts';
+import { auditWrite } from '../../shared/audit/entry.ts';
+import { activeConnection } from '../integrations/connection-record.ts';
 import { ConnectionNotReadyError, InvalidTransitionError } from './errors.ts';
 import { getIntent, saveIntent, type IntentRecord, type Submission } from './intent-record.ts';
-import { ISSUE_DEADLINE_MS, sendOnce, withDeadline } from './provider-calls.ts';
+import { ISSUE_DEADLINE_MS, providerSession, sendOnce, withDeadline, type SendProgress } from './provider-calls.ts';
 import { documentStates, moveTo, NOT_SENT, REFUSED, RECONCILE_AFTER_SECONDS, UNKNOWN } from './state.ts';
 import { addSeconds } from '../../shared/clock.ts';
 
@@ -22,13 +23,21 @@ export interface IssueOptions {
   deadlineMs?: number;
 }
 
+/** Who issues: the member and request the audit entry of the `submitting` commit names. */
+export interface IssueActor {
+  actorId: string;
+  requestId: string;
+}
+
+export const ISSUE_AUDIT_ACTION = 'issueInvoiceIntent';
+
 /**
  * decisions 9: commit `submitting` first (so a crash after the call leaves a trace the
  * reconciler follows), send once with correlationId as salesId, and answer as the intent then
  * stands. The returned writes are the second commit; a caller that dies before them leaves the
  * intent `submitting`, which reconcile settles by looking the document up.
  */
-export const issueIntent = async (tenantId: string, intentId: string, now: Date, options: IssueOptions = {}): Promise<{ record: IntentRecord; writes: Write[] }> => {
+export const issueIntent = async (tenantId: string, intentId: string, now: Date, actor: IssueActor, options: IssueOptions = {}): Promise<{ record: IntentRecord; writes: Write[] }> => {
   const intent = await getIntent(tenantId, intentId);
   if (intent.localState !== 'approved') throw new InvalidTransitionError('issued', intent.localState);
   const connection = await activeConnection(tenantId, intent.connectionId);
@@ -36,7 +45,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   if (!settings) throw new ConnectionNotReadyError('the connection has no issue settings');
   const credited = intent.creditedInvoiceId ? await getIntent(tenantId, intent.creditedInvoiceId) : undefined;
   const provider = options.provider ?? billingProvider(connection.origin);
-  const session = await sessionOf(connection);
+  const session = await providerSession(connection);
 
   const at = nowIso(now);
   // Fixed by the first attempt: a retry after "not found" sends the same type and date again.
@@ -61,12 +70,19 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
     reconcileAttempts: 0,
   };
   // Only one caller gets past this write: the others find the intent no longer approved (409).
-  await commit([saveIntent(submitting, { version: intent.version, localState: 'approved' })]);
+  // It carries the member's audit entry: a function that dies after the provider call still names who issued.
+  await commit([
+    saveIntent(submitting, { version: intent.version, localState: 'approved' }),
+    auditWrite({ tenantId, actorId: actor.actorId, action: ISSUE_AUDIT_ACTION, resourceId: intent.id, requestId: actor.requestId, now }),
+  ]);
 
+  const progress: SendProgress = {};
   try {
-    const document = await withDeadline(sendOnce(provider, session, submitting, submission, settings, credited), options.deadlineMs ?? ISSUE_DEADLINE_MS);
+    const document = await withDeadline(sendOnce(provider, session, submitting, submission, settings, credited, progress), options.deadlineMs ?? ISSUE_DEADLINE_MS);
     return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id });
   } catch (error) {
+    // The provider accepted the return: its credit note exists or will, so nothing but that document settles it.
+    if (progress.returnId) return moveTo(submitting, UNKNOWN, now, { providerReturnId: progress.returnId, externalDocumentId: progress.creditNoteId ?? null });
     if (error instanceof ProviderUnavailableError) return moveTo(submitting, UNKNOWN, now);
     // A 401 is answered before anything is applied: nothing exists to find, it can be sent again.
     if (error instanceof ProviderTokenRejectedError) return moveTo(submitting, NOT_SENT, now);

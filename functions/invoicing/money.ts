@@ -66,5 +66,17 @@ export const toWireNumber = (value: bigint | string): number => {
   return Number(big);
 };
 
-/** A quantity (millionths) as the provider's decimal number: exact to 6 places in a double. */
+/** A quantity (millionths) as the provider's decimal number (only for one `travelsExactly` accepts). */
 export const quantityToWire = (micro: bigint): number => Number(fromMicro(micro));
+
+const MAX_WIRE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Whether a value reaches the provider, which takes JSON numbers only, as itself: an integer up
+ * to 2^53 - 1, or a quantity whose double prints back as the same decimal (at most 15-17
+ * significant digits survive, so 123456789012.123456 does not).
+ */
+export const travelsExactly = {
+  minor: (value: bigint): boolean => value <= MAX_WIRE,
+  quantity: (micro: bigint): boolean => String(Number(fromMicro(micro))) === fromMicro(micro),
+};

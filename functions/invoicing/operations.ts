@@ -108,8 +108,9 @@ export const issueOperation = defineOperation({
     409: { description: '`invalid_state` (not approved, or another issue is running), `connection_revoked`, `version_mismatch`' },
   },
   handle: async ({ params, caller }) => {
-    const { record, writes } = await issueIntent(caller.tenantId, params.id, caller.now);
-    return { status: 200, body: toIntent(record), writes, resourceId: record.id };
+    const { record, writes } = await issueIntent(caller.tenantId, params.id, caller.now, { actorId: caller.member.id, requestId: caller.requestId });
+    // The request's audit entry went in with the `submitting` commit, before the provider call.
+    return { status: 200, body: toIntent(record), writes, resourceId: record.id, auditedEarlier: true };
   },
 });
 

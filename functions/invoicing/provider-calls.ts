@@ -1,8 +1,18 @@
 import { ProviderRefusedError, ProviderUnavailableError } from '../../shared/ports/billing-provider/errors.ts';
 import type { BillingProvider, ProviderDocument, ProviderSession } from '../../shared/ports/billing-provider/port.ts';
+import { sessionOf, type ConnectionRecord } from '../integrations/connection-record.ts';
 import type { IssueSettings } from '../integrations/schemas.ts';
 import type { IntentRecord, Submission } from './intent-record.ts';
 import { quantityToWire, toMicro, toWireNumber } from './money.ts';
+
+/**
+ * The connection's provider session, naming whose it is: the sandbox keeps each connection's
+ * documents under that tenant and connection.
+ */
+export const providerSession = async (connection: ConnectionRecord): Promise<ProviderSession> => ({
+  ...(await sessionOf(connection)),
+  owner: { tenantId: connection.tenantId, connectionId: connection.id },
+});
 
 /** decisions 9: issue waits at most 8 s for the provider, then answers the intent as unknown. */
 export const ISSUE_DEADLINE_MS = 8_000;
@@ -44,7 +54,14 @@ const issueDocument = async (provider: BillingProvider, session: ProviderSession
  * A credit note through the provider's returns: the credited document's lines by position, then
  * the credit note document the return names (its folio and tax state).
  */
-const issueReturn = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, credited: IntentRecord, submission: Submission): Promise<ProviderDocument> => {
+const issueReturn = async (
+  provider: BillingProvider,
+  session: ProviderSession,
+  intent: IntentRecord,
+  credited: IntentRecord,
+  submission: Submission,
+  progress: SendProgress,
+): Promise<ProviderDocument> => {
   if (!credited.externalDocumentId) throw new ProviderRefusedError(400, 'the credited invoice has no provider document');
   const details = await provider.getDocumentDetails(session, credited.externalDocumentId);
   const byPosition = new Map(details.map((detail, index) => [detail.lineNumber ?? index + 1, detail.id]));
@@ -62,12 +79,20 @@ const issueReturn = async (provider: BillingProvider, session: ProviderSession, 
       return { documentDetailId: detailId, quantity: quantityToWire(toMicro(line.quantity)) };
     }),
   });
+  progress.returnId = value.id;
+  progress.creditNoteId = value.creditNoteId;
   const documentId = value.creditNoteId;
   if (!documentId) throw new ProviderUnavailableError('bad_answer');
   const document = await provider.getDocument(session, documentId);
   if (!document) throw new ProviderUnavailableError('bad_answer');
   return document;
 };
+
+/** What the provider already accepted when a later step fails (filled as the calls go, so a deadline sees it too). */
+export interface SendProgress {
+  returnId?: string;
+  creditNoteId?: string | null;
+}
 
 export const sendOnce = (
   provider: BillingProvider,
@@ -76,8 +101,9 @@ export const sendOnce = (
   submission: Submission,
   settings: IssueSettings,
   credited: IntentRecord | undefined,
+  progress: SendProgress = {},
 ): Promise<ProviderDocument> =>
-  intent.documentKind === 'credit_note' ? issueReturn(provider, session, intent, credited!, submission) : issueDocument(provider, session, intent, submission, settings);
+  intent.documentKind === 'credit_note' ? issueReturn(provider, session, intent, credited!, submission, progress) : issueDocument(provider, session, intent, submission, settings);
 
 const DAY = 86_400;
 

@@ -8,8 +8,12 @@ import type { LocalState, ProviderState, TaxState } from './schemas.ts';
 
 /** The reconciler runs every minute: an intent left mid-way is due at the next run. */
 export const RECONCILE_AFTER_SECONDS = 60;
-/** Pending tax states are asked again after 1, 2, 4 … minutes, at most hourly. */
-const MAX_BACKOFF_SECONDS = 3600;
+/** Looks that learn nothing, and failed ones, come again after 1, 2, 4 … minutes, at most hourly. */
+export const MAX_BACKOFF_SECONDS = 3600;
+
+/** The next look after `attempts` looks in a row that settled nothing. */
+export const backoffAt = (attempts: number, now: Date): string =>
+  nowIso(addSeconds(now, Math.min(RECONCILE_AFTER_SECONDS * 2 ** Math.min(attempts, 12), MAX_BACKOFF_SECONDS)));
 
 export interface States {
   localState: LocalState;
@@ -30,8 +34,7 @@ export const NOT_SENT: States = { localState: 'approved', providerState: 'not_se
 
 /** When the reconciler should look at an intent in these states next. */
 const dueAt = (states: States, attempts: number, now: Date): string | null => {
-  if (states.localState === 'submitting' || states.localState === 'unknown') return nowIso(addSeconds(now, RECONCILE_AFTER_SECONDS));
-  if (states.localState === 'provider_recorded') return nowIso(addSeconds(now, Math.min(RECONCILE_AFTER_SECONDS * 2 ** attempts, MAX_BACKOFF_SECONDS)));
+  if (states.localState === 'submitting' || states.localState === 'unknown' || states.localState === 'provider_recorded') return backoffAt(attempts, now);
   return null;
 };
 
@@ -44,7 +47,7 @@ export const moveTo = async (
   current: IntentRecord,
   states: States,
   now: Date,
-  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission'>> = {},
+  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission' | 'providerReturnId'>> = {},
 ): Promise<{ record: IntentRecord; writes: Write[] }> => {
   const sameState = states.localState === current.localState;
   // A poll that learns nothing new only moves the next look: the client's version stays.
@@ -53,6 +56,7 @@ export const moveTo = async (
     states.providerState === current.providerState &&
     states.taxState === current.taxState &&
     (extra.externalDocumentId ?? current.externalDocumentId) === current.externalDocumentId &&
+    (extra.providerReturnId ?? current.providerReturnId ?? null) === (current.providerReturnId ?? null) &&
     extra.submission === undefined;
   const attempts = sameState ? current.reconcileAttempts + 1 : 0;
   const record: IntentRecord = {

@@ -19,6 +19,8 @@ export const moveIntent = async (tenantId: string, intentId: string, move: Move,
   checkVersion(current, version);
   const rule = MOVES[move];
   if (!(rule.from as readonly LocalState[]).includes(current.localState)) throw new InvalidTransitionError(rule.verb, current.localState);
+  // Once sent, the provider may still show the document later: only issuing again (same salesId) is safe.
+  if (move === 'cancel' && current.submission) throw new InvalidTransitionError('cancelled once it reached the provider', current.localState);
   // Cancelling releases a credit note's quantities (moveTo writes the ledger); the others change the intent only.
   if (move === 'cancel') return moveTo(current, { localState: 'cancelled', providerState: current.providerState, taxState: current.taxState }, now);
   const record: IntentRecord = { ...current, localState: rule.to, version: current.version + 1, updatedAt: nowIso(now) };

@@ -1,8 +1,9 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { AlarmProps, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -28,6 +29,22 @@ export class Alarms extends Construct {
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
     this.topic = new Topic(this, 'Topic', { displayName: 'delivery-ops alarms', enforceSSL: true });
+    // enforceSSL gives the topic a policy, and a topic policy replaces the default one, which let
+    // the account's services publish: without this statement no alarm would reach anyone.
+    // CloudWatch names the alarm as aws:SourceArn; CloudFormation names each alarm after the stack.
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisStack',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: `${stack.stackName}-*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+        },
+      }),
+    );
     if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
     this.action = new SnsAction(this.topic);
 

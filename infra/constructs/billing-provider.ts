@@ -2,6 +2,7 @@ import { Annotations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { sealedReplayOperations } from '../../functions/index.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 /** provider-chile.md's deployment settings, as CDK context (the token only by its secret's ARN). */
@@ -72,7 +73,11 @@ export class BillingProviderAccess extends Construct {
     if (settings.userTokenSecretArn && connects) {
       fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settings.userTokenSecretArn] }));
     }
-    for (const contextKeys of connects ? [TOKEN_CONTEXT_KEYS, REPLAY_CONTEXT_KEYS] : [TOKEN_CONTEXT_KEYS]) {
+    // Replays only under the function's own sealed operations: not another function's replays.
+    const replays = sealedReplayOperations(fn.name);
+    const contexts: [string[], Record<string, unknown>][] = [[TOKEN_CONTEXT_KEYS, {}]];
+    if (connects && replays.length > 0) contexts.push([REPLAY_CONTEXT_KEYS, { StringEquals: { 'kms:EncryptionContext:operationId': replays } }]);
+    for (const [contextKeys, more] of contexts) {
       fn.role.addToPrincipalPolicy(
         new PolicyStatement({
           actions: connects ? ['kms:GenerateDataKey', 'kms:Decrypt'] : ['kms:Decrypt'],
@@ -80,6 +85,7 @@ export class BillingProviderAccess extends Construct {
           conditions: {
             'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': contextKeys },
             Null: Object.fromEntries(contextKeys.map((k) => [`kms:EncryptionContext:${k}`, 'false'])),
+            ...more,
           },
         }),
       );

@@ -5,11 +5,16 @@ import { Construct } from 'constructs';
 import type { TableAccess } from '../../shared/table/access.ts';
 import { tableDefinition } from '../../shared/table/definition.ts';
 
+export interface DataTableProps {
+  /** DynamoDB refuses to delete the table, a failed first create's rollback included. */
+  deletionProtection: boolean;
+}
+
 /** The single table, built from the same plain definition the local stack uses. */
 export class DataTable extends Construct {
   readonly table: Table;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: DataTableProps) {
     super(scope, id);
     const d = tableDefinition;
     const key = (name: string) => ({ name, type: AttributeType.STRING });
@@ -22,9 +27,11 @@ export class DataTable extends Construct {
       timeToLiveAttribute: d.ttlAttribute,
       stream: StreamViewType[d.streamViewType],
       encryption: TableEncryption.AWS_MANAGED,
-      deletionProtection: true,
-      // Tenant data outlives any one deployment; a stack delete must not take it along.
-      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: props.deletionProtection,
+      // Tenant data outlives any one deployment; a stack delete must not take it along. A failed
+      // first create holds no data, and its rollback removes the table (only if deletion
+      // protection is still off then: see docs/cloud-stack.md, First deploy).
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     for (const index of d.globalIndexes) {
       this.table.addGlobalSecondaryIndex({

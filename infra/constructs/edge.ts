@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, Names, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { AddBehaviorOptions, ICachePolicy } from 'aws-cdk-lib/aws-cloudfront';
 import {
   AllowedMethods,
@@ -60,6 +61,45 @@ export const NOT_FOUND_CACHE_SECONDS = 0;
 
 const RATE_LIMITED_BODY = 'rate-limited';
 const RATE_LIMITED_PAGE = 'rate-limited-page';
+const REQUEST_BLOCKED_BODY = 'request-blocked';
+
+/**
+ * Rules of AWSManagedRulesCommonRuleSet that would refuse callers the API serves: they only count
+ * (metrics and sampled requests show what they would have refused), and the API's own validation
+ * answers such requests.
+ */
+export const COMMON_RULES_COUNTED: Readonly<Record<string, string>> = {
+  NoUserAgent_HEADER: "The billing provider's notices and tenants' integrations may come without a User-Agent.",
+  GenericRFI_BODY: 'A webhook destination is a URL in the body, and it may name its host by IP address; the destination rules in the function decide.',
+  GenericRFI_QUERYARGUMENTS: 'A query argument may carry a URL with an IP address (a return address); validation decides.',
+  SizeRestrictions_QUERYSTRING: 'List filters and page cursors make query strings longer than 2 KB; the API limits each parameter itself.',
+  SizeRestrictions_BODY: 'The API accepts bodies up to 256 KiB and answers 413 itself above that; the rule refuses above 8 KB.',
+};
+
+/**
+ * The other rules of the set (AWS's list for version 1.x). Each is named so its refusal can carry
+ * a problem document: a managed rule's own block is WAF's bare 403. A rule AWS adds later answers
+ * the bare 403 until it is listed here (or counted above).
+ */
+export const COMMON_RULES_BLOCKED = [
+  'UserAgent_BadBots_HEADER',
+  'SizeRestrictions_Cookie_HEADER',
+  'SizeRestrictions_URIPATH',
+  'EC2MetaDataSSRF_BODY',
+  'EC2MetaDataSSRF_COOKIE',
+  'EC2MetaDataSSRF_URIPATH',
+  'EC2MetaDataSSRF_QUERYARGUMENTS',
+  'GenericLFI_QUERYARGUMENTS',
+  'GenericLFI_URIPATH',
+  'GenericLFI_BODY',
+  'RestrictedExtensions_URIPATH',
+  'RestrictedExtensions_QUERYARGUMENTS',
+  'GenericRFI_URIPATH',
+  'CrossSiteScripting_COOKIE',
+  'CrossSiteScripting_QUERYARGUMENTS',
+  'CrossSiteScripting_BODY',
+  'CrossSiteScripting_URIPATH',
+] as const;
 
 /** Requests for the tracking page: a recipient's browser gets an HTML 429, everything else JSON. */
 const trackingPage: CfnWebACL.StatementProperty = {
@@ -106,6 +146,17 @@ export class Edge extends Construct {
             requestIdHeader: 'x-amz-cf-id',
           }),
         },
+        [REQUEST_BLOCKED_BODY]: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({
+            type: problemTypeOf('request_blocked'),
+            title: 'Forbidden',
+            status: 403,
+            code: 'request_blocked',
+            detail: 'The request matched a rule of the web application firewall (a path, query, cookie or body that looks like an attack). The x-amz-cf-id response header identifies this request.',
+            requestIdHeader: 'x-amz-cf-id',
+          }),
+        },
         [RATE_LIMITED_PAGE]: {
           contentType: 'TEXT_HTML',
           content: `<!doctype html><html lang="es"><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Demasiadas solicitudes</title><body style="font-family:system-ui,sans-serif;margin:2rem;max-width:32rem"><h1>Demasiadas solicitudes</h1><p>Vuelve a abrir el enlace en ${window} segundos.</p><p lang="en">Too many requests: open the link again in ${window} seconds.</p></body></html>`,
@@ -143,9 +194,10 @@ export class Edge extends Construct {
             managedRuleGroupStatement: {
               vendorName: 'AWS',
               name: 'AWSManagedRulesCommonRuleSet',
-              // The rule set blocks bodies over 8 KB; the API accepts up to 256 KiB and answers
-              // 413 itself above that, so this one rule only counts.
-              ruleActionOverrides: [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }],
+              ruleActionOverrides: [
+                ...Object.keys(COMMON_RULES_COUNTED).map((name) => ({ name, actionToUse: { count: {} } })),
+                ...COMMON_RULES_BLOCKED.map((name) => ({ name, actionToUse: { block: { customResponse: { responseCode: 403, customResponseBodyKey: REQUEST_BLOCKED_BODY } } } })),
+              ],
             },
           },
           visibilityConfig: metrics('aws-common-rule-set'),
@@ -160,7 +212,8 @@ export class Edge extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       lifecycleRules: [{ expiration: Duration.days(90) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Logs outlive the stack; a failed first create has none, and its rollback removes the bucket.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     Validations.of(this.logBucket).acknowledge({
       id: 'AwsSolutions-S1',
@@ -216,16 +269,20 @@ export class Edge extends Construct {
    */
   private logTo(bucket: Bucket): CfnDelivery {
     const stack = Stack.of(this);
-    const name = Names.uniqueResourceName(this, { maxLength: 60, separator: '-' });
+    // Both resources need a name, and a name that stays while a property that forces a
+    // replacement changes would make the replacement collide with the old resource: the source's
+    // name carries the distribution id, the destination's a digest of its settings.
+    const name = Names.uniqueResourceName(this, { maxLength: 30, separator: '-' });
+    const destinationSettings = { bucket: stack.getLogicalId(bucket.node.defaultChild as CfnElement), outputFormat: 'json' };
     const source = new CfnDeliverySource(this, 'AccessLogSource', {
-      name: `${name}-src`,
+      name: Fn.join('-', [name, this.distribution.distributionId]),
       logType: 'ACCESS_LOGS',
       resourceArn: stack.formatArn({ service: 'cloudfront', region: '', resource: 'distribution', resourceName: this.distribution.distributionId }),
     });
     const destination = new CfnDeliveryDestination(this, 'AccessLogDestination', {
-      name: `${name}-dst`,
+      name: `${name}-${createHash('sha256').update(JSON.stringify(destinationSettings)).digest('hex').slice(0, 8)}`,
       destinationResourceArn: bucket.bucketArn,
-      outputFormat: 'json',
+      outputFormat: destinationSettings.outputFormat,
     });
     bucket.addToResourcePolicy(
       new PolicyStatement({

@@ -16,7 +16,12 @@ export interface RecordImportsProps {
   /** The integrations function: it queues imports (POST .../imports) and answers provider notices. */
   apiFunction: ServiceFunction;
   serviceName: string;
+  /** Reserve IMPORT_WORKER_CONCURRENCY for the worker (only when the account's quota covers it). @default false */
+  reserveConcurrency?: boolean;
 }
+
+/** Imports running at once at most (the SQS mapping's maximum concurrency). */
+export const IMPORT_WORKER_CONCURRENCY = 5;
 
 /** One page of parties reads up to 50 clients' contacts at 10 requests a second, plus waited-out 429s. */
 const WORKER_TIMEOUT = Duration.seconds(150);
@@ -52,11 +57,12 @@ export class RecordImports extends Construct {
     const allowSend = (fn: ServiceFunction) => fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
 
     this.worker = new ServiceFunction(this, 'Worker', { name: importWorker.name, entry: importWorker.entry, environment, timeout: WORKER_TIMEOUT, memorySize: 512 });
-    // A few imports at once: each is one message at a time, and the provider limits each token anyway.
-    (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 5;
+    // A few imports at once: each is one message at a time, and the provider limits each token
+    // anyway. The mapping's maximum concurrency bounds it with or without a reservation.
+    if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = IMPORT_WORKER_CONCURRENCY;
     data.grantAccess(this.worker.function, importWorker.table);
     allowSend(this.worker);
-    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 5 }));
+    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: IMPORT_WORKER_CONCURRENCY }));
 
     this.scheduler = new ServiceFunction(this, 'Hourly', { name: importSchedule.name, entry: importSchedule.entry, environment, timeout: Duration.minutes(5) });
     data.grantAccess(this.scheduler.function, importSchedule.table);

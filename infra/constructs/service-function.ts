@@ -36,12 +36,15 @@ export interface ServiceFunctionProps {
  * groups use it, and the webhook worker, fan-out and sweeper should use it too.
  */
 export class ServiceFunction extends Construct {
+  /** The manifest name (props.name). */
+  readonly name: string;
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
+    this.name = props.name;
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: RetentionDays.ONE_MONTH,

@@ -8,6 +8,7 @@ import { CfnFunction, FilterCriteria, FilterRule, StartingPosition, type IFuncti
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { sealedReplayOperations } from '../../functions/index.ts';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { EVENT_ENTITY } from '../../shared/events/outbox.ts';
@@ -24,8 +25,13 @@ export interface WebhookPipelineProps {
   apiFunction?: ServiceFunction;
   serviceName: string;
   /** Upper bound of parallel attempts, so a burst cannot take the account's whole concurrency. @default 20 */
-  workerReservedConcurrency?: number;
+  workerConcurrency?: number;
+  /** Also reserve workerConcurrency for the worker (only when the account's quota covers it). @default false */
+  reserveConcurrency?: boolean;
 }
+
+/** Parallel webhook attempts at most (the SQS mapping's maximum concurrency). */
+export const WEBHOOK_WORKER_CONCURRENCY = 20;
 
 /** How cdk-nag spells a value in a finding id: the value itself, or `<Pseudo::Parameter>` while a token. */
 const nagName = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
@@ -60,7 +66,8 @@ export class WebhookPipeline extends Construct {
       description: 'Wraps the data keys of webhook signing secrets (envelope encryption)',
       enableKeyRotation: true,
       // Without the key every stored signing secret is unreadable; a stack delete must not take it.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // A failed first create has sealed nothing yet, so its rollback removes the key.
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     const environment = {
@@ -119,15 +126,15 @@ export class WebhookPipeline extends Construct {
     );
 
     // ---- worker: attempts queue -> receiver, next attempt back on the queue or a schedule
-    const reserved = props.workerReservedConcurrency ?? 20;
-    if (!Number.isInteger(reserved) || reserved < 2) throw new Error('workerReservedConcurrency must be an integer of at least 2 (the SQS mapping minimum)');
+    const concurrency = props.workerConcurrency ?? WEBHOOK_WORKER_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 2) throw new Error('workerConcurrency must be an integer of at least 2 (the SQS mapping minimum)');
     // Well below the queue's visibility timeout: a message is not handed to a second worker
     // while the first still runs its 10 s attempt and the writes around it.
     const workerTimeout = Duration.seconds(30);
     const visibility = (transport.queue.node.defaultChild as CfnQueue).visibilityTimeout ?? 30;
     if (workerTimeout.toSeconds() >= visibility) throw new Error(`the worker's timeout must stay below the attempts queue's visibility timeout (${visibility} s)`);
     this.worker = new ServiceFunction(this, 'Worker', { name: webhookWorker.name, entry: webhookWorker.entry, environment, timeout: workerTimeout });
-    (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
+    if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = concurrency;
     data.grantAccess(this.worker.function, webhookWorker.table);
     this.allowSend(this.worker, transport.queue);
     this.worker.role.addToPrincipalPolicy(this.keyUse(['kms:Decrypt'], SECRET_SEAL_CONTEXT_KEYS));
@@ -154,8 +161,9 @@ export class WebhookPipeline extends Construct {
       new SqsEventSource(transport.queue, {
         batchSize: 10,
         reportBatchItemFailures: true,
-        // Not above the reserved concurrency, so the mapping never polls into throttles.
-        maxConcurrency: reserved,
+        // The bound on parallel attempts with or without a reservation; equal to it when there is
+        // one, so the mapping never polls into throttles.
+        maxConcurrency: concurrency,
       }),
     );
 
@@ -188,8 +196,10 @@ export class WebhookPipeline extends Construct {
       for (const [name, value] of Object.entries(this.portsEnvironment(transport))) props.apiFunction.function.addEnvironment(name, value);
       // New signing secrets are sealed; opening them is the worker's alone.
       props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey'], SECRET_SEAL_CONTEXT_KEYS));
-      // The idempotency record of an answer that reveals a secret is sealed too, and a replay opens it.
-      props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS]));
+      // The idempotency record of an answer that reveals a secret is sealed too, and a replay
+      // opens it: only under the function's own operations, never another function's replays.
+      const replays = sealedReplayOperations(props.apiFunction.name);
+      if (replays.length > 0) props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS], replays));
     }
 
     // The worker re-queues with delays up to the SQS maximum; if SQS counts that wait in the
@@ -220,14 +230,15 @@ export class WebhookPipeline extends Construct {
     fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
   }
 
-  /** Only under one seal context: exactly these keys, each one present. */
-  private keyUse(actions: string[], contextKeys: readonly string[]): PolicyStatement {
+  /** Only under one seal context: exactly these keys, each one present (and operationId one of `operations`, when given). */
+  private keyUse(actions: string[], contextKeys: readonly string[], operations?: string[]): PolicyStatement {
     return new PolicyStatement({
       actions,
       resources: [this.key.keyArn],
       conditions: {
         'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': contextKeys },
         Null: Object.fromEntries(contextKeys.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+        ...(operations ? { StringEquals: { 'kms:EncryptionContext:operationId': operations } } : {}),
       },
     });
   }

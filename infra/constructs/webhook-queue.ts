@@ -36,9 +36,8 @@ export class WebhookQueue extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
     });
 
-    this.scheduleGroup = new CfnScheduleGroup(this, 'RetrySchedules', {
-      name: `${Stack.of(this).stackName}-webhook-retries`,
-    });
+    // No fixed name: CloudFormation makes one, so a replacement never collides with the old group.
+    this.scheduleGroup = new CfnScheduleGroup(this, 'RetrySchedules', {});
     this.scheduleGroupName = this.scheduleGroup.ref;
 
     // Both conditions guard against the confused deputy: only schedules of this account's

@@ -16,7 +16,7 @@ export class AuditResourceMissingError extends Error {
  * that no operation can forget it. An answer with no writes changed nothing and gets none.
  */
 export const requestAuditWrites = (context: ApiContext, outcome: Outcome): Write[] => {
-  if (!outcome.writes || outcome.writes.length === 0) return [];
+  if (!outcome.writes || outcome.writes.length === 0 || outcome.auditedEarlier) return [];
   const operation = context.operation;
   if (operation.access === 'public') throw new AuditResourceMissingError(operation.operationId, 'a public operation has no actor');
   // The types require resourceId beside writes; this catches an `any` that slipped past them.

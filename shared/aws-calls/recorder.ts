@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { currentFunction, OPERATOR } from './identity.ts';
 
 /**
@@ -57,7 +58,18 @@ const frames = (): string[] => {
     Error.stackTraceLimit = limit;
   }
 };
-const testFrame = (stack: string[]): string | undefined => stack.find((frame) => frame.includes('/test/') && !frame.includes('/test/support/'));
+/** The checkout's root, as a path and as a file URL (frames show either). */
+const checkoutRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The first frame in a test file of the checkout at `root`: under its own `test/` folder, not
+ * `test/support/`. Only the part below the root counts, so a checkout under a folder named
+ * `test` does not make every frame a test's.
+ */
+export const testFrameOf = (stack: string[], root = checkoutRoot): string | undefined => {
+  const under = (frame: string, dir: string) => frame.includes(`${root}${dir}`) || frame.includes(`${pathToFileURL(root).href}${dir}`);
+  return stack.find((frame) => under(frame, 'test/') && !under(frame, 'test/support/'));
+};
 const projectFrame = (stack: string[]): string | undefined =>
   stack.find((frame) => frame.includes('/') && !frame.includes('node_modules') && !frame.includes('/shared/aws-calls/') && !frame.includes('node:'));
 
@@ -68,7 +80,7 @@ export const recordCall = (call: AwsCall): void => {
   // an operator would: its calls are counted, not held against a role. The invokers' calls are,
   // so a function whose grants only such tests exercised shows up as granted and unused.
   const stack = fn === undefined ? frames() : [];
-  const fromTest = testFrame(stack);
+  const fromTest = testFrameOf(stack);
   const origin = fn === undefined ? (fromTest ?? projectFrame(stack)) : undefined;
   const line: RecordedCall = { fn: fn ?? (fromTest ? OPERATOR : undefined), ...call, ...(origin ? { origin } : {}) };
   // One short line per append: O_APPEND keeps lines of parallel writers whole.

@@ -32,7 +32,17 @@ interface Answer {
  * before answering. Writes come with the id of the resource they change (the new one for a
  * create), so the types refuse an operation that would leave its change out of the audit log.
  */
-export type Outcome = Answer & AfterCommit & ({ writes?: undefined; resourceId?: undefined } | { writes: Write[]; resourceId: string });
+export type Outcome = Answer &
+  AfterCommit &
+  (
+    | { writes?: undefined; resourceId?: undefined }
+    | {
+        writes: Write[];
+        resourceId: string;
+        /** The operation committed the request's audit entry itself, with an earlier part of the change (invoice issue). */
+        auditedEarlier?: true;
+      }
+  );
 
 interface AfterCommit {
   /**

@@ -14,7 +14,12 @@ const unavailableNames = new Set([
   'RequestTimeout',
   'RequestTimeoutException',
 ]);
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+// ENOTFOUND: a DNS answer that did not come (a resolver outage looks the same as a wrong name,
+// and a wrong name is a deploy error the alarms show); EAI_AGAIN: the resolver's own retry hint.
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+// The SDK's credential chain found nothing, or its source (the Lambda environment, the container
+// endpoint) did not answer: the role's keys are missing for now, not the request at fault.
+const credentialNames = new Set(['CredentialsProviderError', 'ProviderError', 'TokenProviderError']);
 /** A transaction DynamoDB cancelled because an item's table or index was over its throughput. */
 const throttlingReasons = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded']);
 
@@ -31,6 +36,7 @@ export const isDependencyFailure = (error: unknown): boolean => {
   const e = error as AwsLikeError | undefined;
   if (unavailableNames.has(e?.name ?? '')) return true;
   if (unavailableCodes.has(e?.code ?? '')) return true;
+  if (credentialNames.has(e?.name ?? '')) return true;
   if (e?.$retryable?.throttling === true) return true;
   if (e?.name === 'TransactionCanceledException' && e.CancellationReasons?.some((reason) => throttlingReasons.has(reason.Code ?? ''))) return true;
   const errors = (error as AggregateError)?.errors;
@@ -46,7 +52,7 @@ export const problemResult = (error: unknown, requestId: string): ApiResult => {
     error instanceof ProblemError
       ? error
       : isDependencyFailure(error)
-        ? new DependencyUnavailableError('The table')
+        ? new DependencyUnavailableError('A service this request needs')
         : undefined;
   const status = problem?.status ?? 500;
   const code = problem?.code ?? 'internal_error';

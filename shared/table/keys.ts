@@ -5,10 +5,23 @@
  */
 export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 
+/**
+ * Shard counts of the keys many writers share, sized in docs/capacity.md (1,000 tenants at 10
+ * events a second each stay below DynamoDB's 1,000 writes a second per partition). Only ever raise
+ * one, to another power of two: readers query every shard below the count, so the shards of items
+ * written under a smaller count stay among them; a smaller count would strand items.
+ */
 /** How many partitions the due-deliveries index is spread over (the sweeper reads them all). */
-export const DUE_SHARDS = 4;
-/** How many partitions each hour of the outbox-by-time index is spread over. */
-export const OUTBOX_SHARDS = 4;
+export const DUE_SHARDS = 128;
+/** How many partitions each hour of the outbox-by-time index is spread over (a replay reads them all). */
+export const OUTBOX_SHARDS = 64;
+/** How many partitions the invoice intents due for reconciliation are spread over (the reconciler reads them all). */
+export const RECONCILE_SHARDS = 32;
+/**
+ * The shard of an id: its last 16 bits (random in a UUID v4 or v7, a SHA-256 digest in a delivery
+ * id) modulo a power of two, so the spread is even and a raised count keeps each old shard number.
+ */
+export const shardOf = (id: string, shards: number): number => parseInt(id.slice(-4), 16) % shards;
 /** The due index's partitions are `DUE#<shard>`. */
 export const DUE_PARTITION_PREFIX = 'DUE#';
 /** The sparse index partition of active provider connections (a few per tenant). */
@@ -28,8 +41,13 @@ export const keys = {
    * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending), by the
    * time they are due; spread over a few partitions like the due deliveries.
    */
-  invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${parseInt(intentId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${intentId}` }),
+  invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${shardOf(intentId, RECONCILE_SHARDS)}`, gsi2sk: `${dueAt}#${intentId}` }),
   invoiceReconcilePartition: (shard: number) => `INVDUE#${shard}`,
+  /**
+   * What sandbox-v1 holds for one connection (documents, one-per-salesId guards, returns, its id
+   * counter), in the table so that every function (issue, the reconciler) sees the same documents.
+   */
+  sandboxItem: (tenantId: string, connectionId: string, sk: string) => ({ pk: `${tenantPk(tenantId)}#SBX#${connectionId}`, sk }),
   /**
    * gsi2 (sparse): the active billing provider connections of every tenant, for the hourly import.
    * Only active connections carry it (a revoke rewrites the item without it), so no Scan is needed.
@@ -76,7 +94,7 @@ export const keys = {
    * nextAttemptAt) or being attempted (due when its lease ends), removed once it settles; spread
    * over a few partitions so that busy tenants do not write one hot key.
    */
-  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `${DUE_PARTITION_PREFIX}${parseInt(deliveryId.slice(-1), 16) % DUE_SHARDS}`, gsi2sk: `${dueAt}#${deliveryId}` }),
+  deliveryDue: (deliveryId: string, dueAt: string) => ({ gsi2pk: `${DUE_PARTITION_PREFIX}${shardOf(deliveryId, DUE_SHARDS)}`, gsi2sk: `${dueAt}#${deliveryId}` }),
   /**
    * A billing-provider authorization, found by the SHA-256 of its binding secret (the only thing
    * the completion names), so the secret itself is never stored.
@@ -126,9 +144,9 @@ export const keys = {
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**
-   * gsi1: events by the hour they occurred, spread over a few partitions (last hex digit of the
+   * gsi1: events by the hour they occurred, spread over OUTBOX_SHARDS partitions (shardOf the
    * id), so an operator can replay a time range to the stream consumers without a Scan.
    */
-  eventByTime: (eventId: string, occurredAt: string) => ({ gsi1pk: keys.eventHour(occurredAt.slice(0, 13), parseInt(eventId.slice(-1), 16) % OUTBOX_SHARDS), gsi1sk: `${occurredAt}#${eventId}` }),
+  eventByTime: (eventId: string, occurredAt: string) => ({ gsi1pk: keys.eventHour(occurredAt.slice(0, 13), shardOf(eventId, OUTBOX_SHARDS)), gsi1sk: `${occurredAt}#${eventId}` }),
   eventHour: (hour: string, shard: number) => `OUTBOX#${hour}#${shard}`,
 } as const;

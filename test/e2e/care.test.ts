@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { addReading } from '../../functions/fleet/odometer-digest.ts';
 import { addDaysTo, daysBetween, localDate } from '../../shared/calendar.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { table, tableName } from '../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 
@@ -252,6 +256,34 @@ describe('care list', () => {
       expect.objectContaining({ item: 'service_km', date: one.today, daysLeft: 0, status: 'expired', km: { dueKm: 50_000, estimatedKm: 50_200, leftKm: -200 }, attention: true }),
     ]);
     expect(one.due[0].text).toContain('según la última lectura');
+  });
+
+  it('lists vehicles whose readings give an average of 0 or less on their last reading, with no projection', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const today = santiagoToday();
+    const still = await vehicle(tenant, admin, 'ZERO10', 'Quieto');
+    const back = await vehicle(tenant, admin, 'NEGA10', 'Reversa');
+    for (const v of [still, back]) expect((await tenant.call(admin, 'PUT', `/v1/fleet/vehicles/${v.id}/care`, { body: { version: 0, ...noCare, serviceKm: 49_500 } })).status).toBe(200);
+    // Quieto did not move in 9 days: dailyKm 0.
+    for (const day of [addDaysTo(today, -10), addDaysTo(today, -1)]) {
+      expect((await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${still.id}/odometer`, { body: { km: 49_000, readAt: afternoonOf(day) } })).status).toBe(201);
+    }
+    // Reversa's readings went backwards (as two racing readings could once store them): dailyKm < 0.
+    let digest = addReading(undefined, { km: 50_000, readAt: afternoonOf(addDaysTo(today, -10)) }, today, 'America/Santiago');
+    digest = addReading(digest, { km: 49_000, readAt: afternoonOf(addDaysTo(today, -1)) }, today, 'America/Santiago');
+    await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.care(tenant.id, back.id), UpdateExpression: 'SET odometer = :d, odometerSeq = :s', ExpressionAttributeValues: { ':d': digest, ':s': 2 } }));
+
+    const list = await tenant.call(admin, 'GET', '/v1/fleet/care');
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.vehicles.map((v: { odometer: { dailyKm: number } }) => Math.sign(v.odometer.dailyKm))).toEqual([0, -1]);
+    expect(list.body.kmLimited).toBe(true);
+    const km = { dueKm: 49_500, estimatedKm: 49_000, leftKm: 500 };
+    expect(list.body.due).toEqual([
+      expect.objectContaining({ label: 'Quieto', item: 'service_km', date: list.body.today, daysLeft: 0, status: 'soon', km }),
+      expect.objectContaining({ label: 'Reversa', item: 'service_km', date: list.body.today, daysLeft: 0, status: 'soon', km }),
+    ]);
+    for (const item of list.body.due) expect(item.text).toContain('según la última lectura');
   });
 
   it('uses the tenant’s time zone for today', async () => {

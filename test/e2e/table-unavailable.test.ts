@@ -9,6 +9,7 @@ import { keys } from '../../shared/table/keys.ts';
 import { TestTenant } from '../support/api.ts';
 import { conflictedTransaction, DynamoDbFaultProxy, throttledTransaction } from '../support/dynamodb-fault-proxy.ts';
 import { useLocalStack } from '../support/stack.ts';
+import { orderBody } from './operations/support.ts';
 
 const stack = useLocalStack();
 
@@ -63,6 +64,29 @@ describe('503: the table cannot answer', () => {
     const day = new Date().toISOString().slice(0, 10);
     const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.askedCounter(tenant.id, day, 'idle'), ConsistentRead: true }));
     expect(Item?.asked).toBe(1);
+  });
+
+  it('runs a route assignment again when its new plate’s claim conflicts, and makes one vehicle', async () => {
+    const tenant = await TestTenant.create(stack());
+    const operator = await tenant.member('operator');
+    const driver = await tenant.member('driver');
+    const order = await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('CONFLICT-1') });
+    const plan = await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: '2026-11-23', routes: [{ vehicleRouteId: 'V1', orderIds: [order.body.id] }] } });
+    expect((await tenant.call(operator, 'POST', `/v1/routing/plans/${plan.body.id}/approve`, { body: { version: 1 } })).status).toBe(200);
+    const proxy = new DynamoDbFaultProxy(stack().dynamoEndpoint);
+    try {
+      await withTableAt(await proxy.start(), async () => {
+        // Idempotency record, plan route claim, route, vehicle, plate claim (index 4), stop, order, event, audit.
+        proxy.faults.set('TransactWriteItems', conflictedTransaction(9, 4));
+        const body = { routePlanId: plan.body.id, vehicleRouteId: 'V1', workerId: driver.id, serviceDate: '2026-11-23', depotName: 'Bodega', vehicle: { plate: 'CNFL-12', label: 'Van' } };
+        const route = await tenant.call(operator, 'POST', '/v1/field/routes', { body });
+        expect(route.status, route.text).toBe(201);
+        expect(proxy.faults.has('TransactWriteItems')).toBe(false);
+      });
+    } finally {
+      await proxy.stop();
+    }
+    expect((await tenant.call(operator, 'GET', '/v1/fleet/vehicles')).body.items).toHaveLength(1);
   });
 
   it('answers 503 with Retry-After when DynamoDB cancels the transaction for throttling, and commits nothing', async () => {

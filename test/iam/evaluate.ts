@@ -144,9 +144,16 @@ export const checkCalls = async (template: Template, recorded: RecordedCall[]): 
           problems.push(`${fn.name} (${name}): NotAction/NotResource grants cannot be checked for use`);
           continue;
         }
+        // A statement with a condition is used only by a call it allows itself (its condition
+        // met): a call another statement allowed does not make it needed.
+        const alone = { ...fn, policies: [{ name, policy: { Version: policy.Version, Statement: [statement] } }] };
         for (const action of list(statement.Action)) {
           for (const resource of list(statement.Resource)) {
-            const used = calls.some((c) => glob(action).test(c.action) && glob(resource).test(c.resource));
+            const matching = calls.filter((c) => glob(action).test(c.action) && glob(resource).test(c.resource));
+            let used = !statement.Condition && matching.length > 0;
+            for (const call of statement.Condition ? matching : []) {
+              if ((used = (await simulate(template, names, alone, call)) === undefined)) break;
+            }
             if (!used) unused.push({ fn: fn.name, action, resource, detail: statement.Condition ? `when ${JSON.stringify(statement.Condition)}` : '' });
           }
         }

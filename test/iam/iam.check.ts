@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { recordedCalls } from '../support/aws-calls-run.ts';
+import { recordedCalls, staleRecording } from '../support/aws-calls-run.ts';
 import { checkCalls, formatFinding, summary } from './evaluate.ts';
 import { synthTemplate } from './synth-template.ts';
 
@@ -9,6 +9,7 @@ import { synthTemplate } from './synth-template.ts';
  * partial test run it reports the grants that run did not use.
  */
 it('allows every recorded AWS call and grants nothing no call uses', async () => {
+  expect(staleRecording(), 'the recording is not the last vitest run’s').toBeUndefined();
   const calls = recordedCalls();
   expect(calls.length, 'no AWS calls were recorded: run the whole suite first (npm test)').toBeGreaterThan(0);
   const report = await checkCalls(await synthTemplate(), calls);

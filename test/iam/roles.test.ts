@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sealedReplayOperations } from '../../functions/index.ts';
 import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { OPERATOR } from '../../shared/aws-calls/identity.ts';
 import { encryptionContextKeys, type RecordedCall } from '../../shared/aws-calls/recorder.ts';
@@ -55,6 +56,33 @@ describe('the webhook secrets key', () => {
   });
 });
 
+describe('sealed idempotent replays', () => {
+  const replay = (fn: string, operationId: string): RecordedCall => ({
+    fn,
+    action: 'kms:Decrypt',
+    resource: key,
+    context: encryptionContextKeys(responseSealContext({ tenantId: 't1', operationId, key: 'k1' })),
+  });
+
+  it('lets each function open the replays of its own sealed operations', async () => {
+    const own = [...sealedReplayOperations('webhooks').map((op) => replay('webhooks', op)), ...sealedReplayOperations('integrations').map((op) => replay('integrations', op))];
+    expect(own.length).toBeGreaterThanOrEqual(4);
+    expect(await denied(own)).toEqual([]);
+  });
+
+  it('refuses a function the replays of another function’s operations, and of its own unsealed ones', async () => {
+    const [integrationsOp] = sealedReplayOperations('integrations');
+    const refused = await denied([replay('webhooks', integrationsOp!), replay('integrations', 'createWebhookEndpoint'), replay('webhooks', 'updateWebhookEndpoint')]);
+    expect(refused).toEqual([
+      expect.stringContaining(`webhooks: kms:Decrypt`),
+      expect.stringContaining(`integrations: kms:Decrypt`),
+      expect.stringContaining(`webhooks: kms:Decrypt`),
+    ]);
+    expect(refused[0]).toContain(integrationsOp);
+    expect(refused[1]).toContain('createWebhookEndpoint');
+  });
+});
+
 describe('table access', () => {
   it('lets the public tracking function read tracking views and nothing else', async () => {
     const view = opsKeys.trackingView('tok').pk;
@@ -103,6 +131,16 @@ describe('the check itself', () => {
       expect.stringContaining('the stack has no function of that name'),
       expect.stringContaining('tracking reads WEBHOOK_QUEUE_URL for sqs:SendMessage, but its deployment does not set it'),
     ]);
+  });
+
+  it('counts a grant with a condition as used only by a call its condition allows', async () => {
+    // Sealing a new signing secret is allowed by the secret-context grant; it does not use the
+    // replay grant on the same key and action, whose context it does not have.
+    const report = await checkCalls(template, [{ fn: 'webhooks', action: 'kms:GenerateDataKey', resource: key, context: encryptionContextKeys(secretContext) }]);
+    expect(report.denied).toEqual([]);
+    const generate = report.unused.filter((f) => f.fn === 'webhooks' && f.action === 'kms:GenerateDataKey');
+    expect(generate).toEqual([expect.objectContaining({ detail: expect.stringContaining('kms:EncryptionContext:operationId') })]);
+    expect(generate[0]!.detail).not.toContain('secretId');
   });
 
   it('reports grants no call used, but not what Lambda itself does with a role, nor operator calls', async () => {

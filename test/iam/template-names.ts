@@ -50,6 +50,7 @@ export class TemplateNames {
       case 'AWS::KMS::Key':
         return `key-${logicalId}`;
       case 'AWS::SNS::Topic':
+        return this.getAtt(logicalId, 'TopicArn');
       case 'AWS::SecretsManager::Secret':
         return this.getAtt(logicalId, 'Arn');
       default:

@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionGroups } from '../../functions/index.ts';
 import { ACCESS_LOG_FIELDS, VIEWER_HOST_FUNCTION_FILE } from '../../infra/constructs/edge.ts';
-import { DEFAULT_TRACKING_CONCURRENCY, DeliveryOpsStack } from '../../infra/stack.ts';
+import { DeliveryOpsStack } from '../../infra/stack.ts';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
 import { synthesize, type Resource, type Synthesized } from './synth.ts';
 
@@ -75,11 +75,8 @@ describe('only CloudFront reaches the API (origin secret)', () => {
 });
 
 describe('the public tracking function', () => {
-  it('has a reserved-concurrency cap, and the other API functions take from the shared pool', () => {
-    const tracking = logicalId(synth.stack.functions.functionFor('tracking'));
-    for (const [id, fn] of apiFunctions()) {
-      expect(fn.Properties.ReservedConcurrentExecutions, id).toBe(id === tracking ? DEFAULT_TRACKING_CONCURRENCY : undefined);
-    }
+  it('has no reservation unless the account quota is stated (test/infra/first-deploy.test.ts)', () => {
+    for (const [id, fn] of apiFunctions()) expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
   });
 });
 
@@ -127,7 +124,7 @@ describe('tracking tokens and errors at the edge', () => {
     const [destinationId, destination] = one('AWS::Logs::DeliveryDestination');
     expect(destination.Properties.DestinationResourceArn).toEqual({ 'Fn::GetAtt': [logicalId(synth.stack.edge.logBucket), 'Arn'] });
     const [, delivery] = one('AWS::Logs::Delivery') as [string, Resource & { DependsOn?: string[] }];
-    expect(delivery.Properties.DeliverySourceName).toBe(source.Properties.Name);
+    expect(delivery.Properties.DeliverySourceName).toEqual(source.Properties.Name);
     expect(delivery.DependsOn).toContain(sourceId);
     expect(delivery.Properties.DeliveryDestinationArn).toEqual({ 'Fn::GetAtt': [destinationId, 'Arn'] });
     expect(delivery.Properties.RecordFields).toEqual(ACCESS_LOG_FIELDS);
@@ -141,7 +138,8 @@ describe('tracking tokens and errors at the edge', () => {
 
   it('answers WAF’s 429 outside the tracking page as a problem document naming CloudFront’s request id header', () => {
     const [, acl] = one('AWS::WAFv2::WebACL');
-    const json = Object.values(acl.Properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>).filter((b) => b.ContentType === 'APPLICATION_JSON');
+    // The other JSON body is the common rules' 403 (test/infra/first-deploy.test.ts).
+    const json = Object.values(acl.Properties.CustomResponseBodies as Record<string, { ContentType: string; Content: string }>).filter((b) => b.ContentType === 'APPLICATION_JSON' && b.Content.includes('"status":429'));
     expect(json).toHaveLength(1);
     expect(JSON.parse(json[0]!.Content)).toMatchObject({ type: 'urn:delivery-ops:problem:rate_limited', status: 429, code: 'rate_limited', requestIdHeader: 'x-amz-cf-id' });
   });
@@ -163,10 +161,14 @@ describe('settings of the edge', () => {
     return new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   };
 
-  it('takes the tracking concurrency cap from the context key trackingConcurrency', () => {
-    const stack = quickStack({ trackingConcurrency: '7' });
+  it('takes the tracking concurrency cap from the context key trackingConcurrency, the only API function with one', () => {
+    const stack = quickStack({ trackingConcurrency: '7', lambdaConcurrencyQuota: '1000' });
     const tracking = stack.resolve(stack.getLogicalId(stack.functions.functionFor('tracking').node.defaultChild as CfnElement)) as string;
-    expect(Template.fromStack(stack).toJSON().Resources[tracking].Properties.ReservedConcurrentExecutions).toBe(7);
+    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, Resource>;
+    expect(resources[tracking]!.Properties.ReservedConcurrentExecutions).toBe(7);
+    for (const [id, fn] of Object.entries(resources).filter(([, r]) => r.Properties?.Environment?.Variables?.OIDC_ISSUER)) {
+      expect(fn.Properties.ReservedConcurrentExecutions, id).toBe(id === tracking ? 7 : undefined);
+    }
   });
 
   it('refuses a cap that is not a positive integer', () => {

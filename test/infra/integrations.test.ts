@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealedReplayOperations } from '../../functions/index.ts';
 import { actionsOf, synthesize, type Resource, type Statement, type Synthesized } from './synth.ts';
 
 const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
@@ -57,7 +58,10 @@ describe('integrations function', () => {
       expect(s.Resource).toEqual({ 'Fn::GetAtt': [logicalId(synth.stack.webhookPipeline.key), 'Arn'] });
       const keys = s.Condition!['ForAllValues:StringEquals']['kms:EncryptionContextKeys'] as string[];
       expect(Object.keys(s.Condition!.Null).sort()).toEqual(keys.map((k) => `kms:EncryptionContext:${k}`).sort());
+      // Replays only of its own sealed answers (the two authorization creates), not another function's.
+      expect(s.Condition!.StringEquals).toEqual(keys.includes('operationId') ? { 'kms:EncryptionContext:operationId': sealedReplayOperations('integrations') } : undefined);
     }
+    expect(sealedReplayOperations('integrations')).toHaveLength(2);
     expect(statements.some((s) => actions(s).some((a) => a.startsWith('scheduler:')))).toBe(false);
     // Its only queue use: queueing imports (test/infra/imports.test.ts).
     expect(statements.filter((s) => actions(s).some((a) => a.startsWith('sqs:')))).toEqual([

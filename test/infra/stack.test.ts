@@ -43,10 +43,10 @@ afterAll(() => {
 });
 
 describe('table', () => {
-  it('is on-demand with point-in-time recovery, TTL, stream and both indexes, and is kept', () => {
+  it('is on-demand with point-in-time recovery, TTL, stream and its indexes, and is kept (except after a failed create)', () => {
     const d = tableDefinition;
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({
         BillingMode: 'PAY_PER_REQUEST',

@@ -37,15 +37,15 @@ const contextCondition = (keys: string[]) => ({
 });
 /** What endpoint-record.ts seals a signing secret under. */
 const sealContext = contextCondition(['tenantId', 'endpointId', 'secretId']);
-/** What shared/idempotency.ts seals a secret-revealing answer under. */
-const responseContext = contextCondition([...RESPONSE_SEAL_CONTEXT_KEYS]);
+/** What shared/idempotency.ts seals a secret-revealing answer under, for the webhooks function's own such operations. */
+const responseContext = { ...contextCondition([...RESPONSE_SEAL_CONTEXT_KEYS]), StringEquals: { 'kms:EncryptionContext:operationId': ['createWebhookEndpoint', 'rotateWebhookSecret'] } };
 const portsEnv = ['WEBHOOK_QUEUE_URL', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_SCHEDULE_GROUP', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_KMS_KEY_ID'];
 
 describe('secrets key', () => {
-  it('rotates and is kept when the stack goes', () => {
+  it('rotates and is kept when the stack goes (not after a failed create, which sealed nothing)', () => {
     const key = resource(logicalId(stack.webhookPipeline.key));
     expect(key.Properties.EnableKeyRotation).toBe(true);
-    expect(key.DeletionPolicy).toBe('Retain');
+    expect(key.DeletionPolicy).toBe('RetainExceptOnCreate');
   });
 
   it('lets the webhooks API function seal secrets, seal and replay answers that reveal one, and open no stored secret', () => {
@@ -106,7 +106,7 @@ describe('fan-out', () => {
 });
 
 describe('worker', () => {
-  it('takes 10 attempts per batch from the queue, reports failed items and stays within its reserved concurrency', () => {
+  it('takes 10 attempts per batch from the queue, reports failed items and runs at most 20 at once', () => {
     const { worker } = stack.webhookPipeline;
     const fnId = logicalId(worker.function);
     const mappings = mappingsOf(fnId);
@@ -117,8 +117,9 @@ describe('worker', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     const fn = resource(fnId).Properties;
-    expect(fn.ReservedConcurrentExecutions).toBe(20);
-    expect(mappings[0]![1].Properties.ScalingConfig.MaximumConcurrency).toBeLessThanOrEqual(fn.ReservedConcurrentExecutions);
+    // Reserved only when the account's quota is stated (test/infra/first-deploy.test.ts); the mapping bounds it either way.
+    expect(fn.ReservedConcurrentExecutions).toBeUndefined();
+    expect(mappings[0]![1].Properties.ScalingConfig.MaximumConcurrency).toBe(20);
     expect(fn.VpcConfig).toBeUndefined();
   });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { InitializeMiddleware } from '@smithy/types';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { getCareItem, putVehicleCare } from '../../functions/fleet/care.ts';
 import { recordOdometer } from '../../functions/fleet/odometer.ts';
@@ -6,12 +7,47 @@ import { createVehicle } from '../../functions/fleet/vehicles.ts';
 import { ensureTable } from '../../infra/local/create-table.ts';
 import { ProblemError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { resetTableClient } from '../../shared/table/client.ts';
+import { resetTableClient, table } from '../../shared/table/client.ts';
 import { commit } from '../../shared/table/transaction.ts';
 import { putTenant } from '../../shared/tenancy/tenants.ts';
 
 const noCare = { technicalReview: null, circulationPermit: null, soap: null, service: null, serviceKm: null };
 const codeOf = (promise: Promise<unknown>) => promise.then(() => 'committed', (error: ProblemError) => error.code);
+
+/**
+ * Holds the next read of a care item at the table client's door until `open()`, and counts the
+ * Queries under way meanwhile: `settled` once the read is held and no Query is in flight.
+ */
+const holdCareRead = () => {
+  let inFlight = 0;
+  let open!: () => void;
+  let held = false;
+  let armed = true;
+  let check = () => {};
+  const settled = new Promise<void>((resolve) => (check = () => held && inFlight === 0 && resolve()));
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const door: InitializeMiddleware<any, any> = (next, context) => async (args) => {
+    if (context.commandName === 'QueryCommand') {
+      inFlight += 1;
+      try {
+        return await next(args);
+      } finally {
+        inFlight -= 1;
+        check();
+      }
+    }
+    if (armed && context.commandName === 'GetItemCommand' && JSON.stringify(args.input.Key).includes('CARE#')) {
+      armed = false;
+      held = true;
+      // Queries sent in the same turn are counted before the check.
+      setImmediate(check);
+      await opened;
+    }
+    return next(args);
+  };
+  table().middlewareStack.add(door, { step: 'initialize', priority: 'high', name: 'holdCareRead' });
+  return { settled, open: () => (open(), table().middlewareStack.remove('holdCareRead')) };
+};
 
 /**
  * Two requests that both read before either writes: the interleaving a real race produces now
@@ -39,6 +75,21 @@ describe('care writes under races', () => {
     expect(await codeOf(commit(earlier.writes))).toBe('committed');
     expect(await codeOf(commit(later.writes))).toBe('concurrent_update');
     expect((await getCareItem(tenantId, vehicleId))?.odometer).toMatchObject({ lastKm: 5_000, days: [[expect.any(Number), 5_000, 1]] });
+  });
+
+  it('refuses a reading whose neighbours changed between its reads: the sequence is read first', async () => {
+    const { vehicle, writes } = createVehicle(tenantId, { plate: 'RACE02', label: 'Furgón', active: true }, now);
+    await commit(writes);
+    // The first reading's read of the sequence waits while the second commits in between.
+    const door = holdCareRead();
+    const first = recordOdometer(tenantId, vehicle.id, { km: 5_000, readAt: new Date(now.getTime() - 2 * 86_400_000).toISOString() }, now).then((r) => commit(r.writes));
+    await door.settled;
+    const second = await recordOdometer(tenantId, vehicle.id, { km: 6_000, readAt: new Date(now.getTime() - 3 * 86_400_000).toISOString() }, now);
+    expect(await codeOf(commit(second.writes))).toBe('committed');
+    door.open();
+    // 5,000 km read after 6,000 km: it must not commit, whichever of its reads saw the other.
+    expect(['odometer_backwards', 'concurrent_update']).toContain(await codeOf(first));
+    expect((await getCareItem(tenantId, vehicle.id))?.odometer).toMatchObject({ lastKm: 6_000, days: [[expect.any(Number), 6_000, 1]] });
   });
 
   it('commits one of two care writes of the same version', async () => {

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { startCallRecording } from './aws-calls-run.ts';
+import { markRunStart, startCallRecording } from './aws-calls-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,10 +11,12 @@ declare module 'vitest' {
 
 /** One DynamoDB Local (in memory) for the whole run; each test file makes its own table in it. */
 export default async function setup(project: TestProject) {
+  // First, before anything here can fail: the IAM check refuses an earlier run's recording.
+  const runId = markRunStart();
   const dynamo = await startDynamoDbLocal();
   project.provide('dynamoEndpoint', dynamo.endpoint);
   // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
-  project.provide('awsCallsDir', startCallRecording());
+  project.provide('awsCallsDir', startCallRecording(runId));
   return async () => {
     await dynamo.stop();
   };

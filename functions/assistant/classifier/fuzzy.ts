@@ -29,11 +29,16 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
   return rows[a.length][b.length];
 }
 
-/** Short words are too easy to confuse ("mes"/"mas"), so they never get slack. */
+/**
+ * Short words are too easy to confuse ("mes"/"mas"), so they never get slack; except that a
+ * word of five letters typed with one letter missing ("dnde", "nrte") is still read as that word
+ * (four typed letters against five is one edit only as a missing letter).
+ */
 export function allowedDistance(word: string, candidate: string): number {
   const len = Math.min(word.length, candidate.length);
   if (len >= 8) return 2;
   if (len >= 5) return 1;
+  if (word.length === 4 && candidate.length === 5) return 1;
   return 0;
 }
 
@@ -42,7 +47,7 @@ export function allowedDistance(word: string, candidate: string): number {
  * what a tie between different words means (usually: ignore the token).
  */
 export function closestWords(word: string, vocabulary: Iterable<string>): string[] {
-  if (word.length < 5 || /\d/.test(word)) return [];
+  if (word.length < 4 || /\d/.test(word)) return [];
   let best: string[] = [];
   let bestDistance = Infinity;
   for (const candidate of vocabulary) {

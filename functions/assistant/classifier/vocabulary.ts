@@ -103,7 +103,8 @@ export const vocabulary: Record<Signal, Table> = {
 
 /**
  * Ordinary words that must never be "corrected" into a keyword: "pasado" is one
- * edit from "parado", "coche" from "noche", "libro" from "litro".
+ * edit from "parado", "coche" from "noche", "libro" from "litro". The four-letter
+ * ones are five-letter keywords with a letter missing ("toda"/"today", "here"/"where").
  */
 export const protectedWords = new Set(`
 a al algo alguna algun alguno ante antes aqui asi ayer anteayer antier anoche aun bien buen buenas buenos cada casa
@@ -116,8 +117,11 @@ hartos hartas lunes martes miercoles jueves viernes sabado domingo manana tarde 
 enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
 libro libros coche coches carta cartas pasta parado parada pagado pagos pago precio precios cerca nuevo nueva
 clima chiste partido dolar receta usuario usuarios contrasena clave correo factura facturas cliente
+toda cara caro gato cago caga nata arte pare tres moto mies coce adan argo lito
 the a an and are at be been by can could did do does for from had has have how i in is it its last me my next
 of on or our please show tell that this to was we were what when which who why will with you your yesterday
 today tomorrow monday tuesday wednesday thursday friday saturday sunday january february march april may june
 july august september october november december ago morning tonight evening hello thanks weather
+here send sent cope ride rind know turn hour ours part pate fine fins seed dove dive rove tips tire ties
+moth late feet flee tuck till sill ding dong mile reap moor lite tops sops rack tack peed plat nigh whee opec
 `.trim().split(/\s+/));

@@ -11,7 +11,7 @@ export class ProviderUnavailableError extends ProblemError {
   readonly title = 'Service unavailable';
   readonly code = 'provider_unavailable';
   constructor(
-    readonly reason: 'rate_limited' | 'server_error' | 'timeout' | 'network' | 'bad_answer',
+    readonly reason: 'rate_limited' | 'server_error' | 'timeout' | 'network' | 'bad_answer' | 'too_large',
     readonly providerStatus: number | null = null,
     retryAfterSeconds = 5,
   ) {

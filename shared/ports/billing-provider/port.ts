@@ -16,6 +16,8 @@ export interface ProviderGrant {
 
 export interface ProviderSession {
   accessToken: string;
+  /** Whose connection it is: the sandbox keeps documents per tenant and connection (the real provider ignores it). */
+  owner?: { tenantId: string; connectionId: string };
 }
 
 export interface Office {

@@ -24,7 +24,14 @@ export interface ProviderChileSettings {
   userToken: () => Promise<string>;
   /** Deadline of every call. @default 8000 (invoicing waits at most 8 s for an issue, decisions 9) */
   timeoutMs?: number;
+  /** Pages one port call reads before it gives up as unknown. @default MAX_PAGES_PER_CALL */
+  maxPagesPerCall?: number;
 }
+
+/** The most of one answer read (a provider or proxy gone wrong cannot fill the function's memory). */
+export const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+/** Pages one port call reads (5,000 items at the provider's 50 per page): an endless `next` ends. */
+export const MAX_PAGES_PER_CALL = 100;
 
 type Raw = Record<string, unknown>;
 
@@ -34,6 +41,30 @@ interface Answer {
 }
 
 const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/** The answer's text, refused as unknown ("too_large") past MAX_ANSWER_BYTES, declared or streamed. */
+const readCapped = async (response: Response): Promise<string> => {
+  const tooLarge = () => new ProviderUnavailableError('too_large', response.status);
+  if (Number(response.headers.get('content-length')) > MAX_ANSWER_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
 
 const retryAfter = (headers: Headers): number => {
   const seconds = Number(headers.get('retry-after'));
@@ -50,11 +81,26 @@ export class ProviderChile implements BillingProvider {
   private readonly apiUrl: string;
   private readonly oauthUrl: string;
   private readonly timeoutMs: number;
+  private readonly maxPages: number;
 
   constructor(private readonly settings: ProviderChileSettings) {
     this.apiUrl = trimSlash(settings.apiUrl);
     this.oauthUrl = trimSlash(settings.oauthUrl);
     this.timeoutMs = settings.timeoutMs ?? 8_000;
+    this.maxPages = settings.maxPagesPerCall ?? MAX_PAGES_PER_CALL;
+  }
+
+  /** Every page of a list, at most maxPages of them: a provider that never stops saying `next` is an unknown answer. */
+  private async allPages<T>(read: (offset: number) => Promise<Page<T>>): Promise<T[]> {
+    const items: T[] = [];
+    let offset: number | null = 0;
+    for (let pages = 0; offset !== null; pages++) {
+      if (pages >= this.maxPages) throw new ProviderUnavailableError('too_large');
+      const page: Page<T> = await read(offset);
+      items.push(...page.items);
+      offset = page.nextOffset;
+    }
+    return items;
   }
 
   /** One HTTP call: the transport's failures and the provider's "try later" become ProviderUnavailableError. */
@@ -69,8 +115,9 @@ export class ProviderChile implements BillingProvider {
         signal: init.signal ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), init.signal]) : AbortSignal.timeout(this.timeoutMs),
         redirect: 'manual',
       });
-      text = await response.text();
+      text = await readCapped(response);
     } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw error;
       const name = (error as Error)?.name;
       throw new ProviderUnavailableError(name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network');
     }
@@ -177,27 +224,14 @@ export class ProviderChile implements BillingProvider {
     }
   }
 
-  async getDocumentDetails(session: ProviderSession, documentId: string) {
-    const details = [];
-    let offset: number | null = 0;
-    while (offset !== null) {
-      const page: Page<ReturnType<typeof shapes.readDocumentDetail>> = await this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset });
-      details.push(...page.items);
-      offset = page.nextOffset;
-    }
-    return details;
+  getDocumentDetails(session: ProviderSession, documentId: string) {
+    return this.allPages((offset) => this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset }));
   }
 
   async findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
-    const found: ProviderDocument[] = [];
     const filters = { documenttypeid: input.documentTypeId, emissiondaterange: `[${input.emissionDateFrom},${input.emissionDateTo}]` };
-    let offset: number | null = 0;
-    while (offset !== null) {
-      const page: Page<ProviderDocument> = await this.page(session, '/v1/documents.json', shapes.readDocument, { offset }, filters);
-      found.push(...page.items.filter((doc) => doc.salesId === input.salesId));
-      offset = page.nextOffset;
-    }
-    return found;
+    const documents = await this.allPages((offset) => this.page(session, '/v1/documents.json', shapes.readDocument, { offset }, filters));
+    return documents.filter((doc) => doc.salesId === input.salesId);
   }
 
   async createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {

@@ -18,6 +18,7 @@ import {
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 import { sandboxData } from './sandbox-data.ts';
+import { SandboxRaceError, sandboxDocuments, type SandboxOwner } from './sandbox-documents.ts';
 
 /** The sandbox's consent page hands out codes of this form; nothing else is accepted. */
 const CODE = /^sbx\.([0-9]{1,9}-[0-9K])\.([0-9a-f]{16,64})$/;
@@ -44,26 +45,14 @@ export interface SandboxFault {
   times?: number;
 }
 
-interface StoredDocument {
-  document: ProviderDocument;
-  details: DocumentDetail[];
-  credited: Map<string, number>;
-}
-
-interface Company {
-  documents: StoredDocument[];
-  returns: Array<{ salesId: string; value: ProviderReturn }>;
-  nextId: number;
-}
-
 /**
- * `sandbox-v1`: an in-process provider for trying the service without an account, and for tests.
- * Data is deterministic per clientCode (or SANDBOX_PROVIDER_DATA_DIR's file); documents and
- * returns are kept in this process, with the provider's one-per-salesId rule.
+ * `sandbox-v1`: a provider for trying the service without an account, and for tests. Data is
+ * deterministic per clientCode (or SANDBOX_PROVIDER_DATA_DIR's file); documents and returns are
+ * kept in the table under the tenant and connection (sandbox-documents.ts), with the provider's
+ * one-per-salesId rule, so the reconciler (another function) finds what issue made.
  */
 export class SandboxProvider implements BillingProvider {
   readonly origin = 'sandbox-v1' as const;
-  private readonly companies = new Map<string, Company>();
   private faultList: SandboxFault[] = [];
 
   readonly faults = {
@@ -71,10 +60,9 @@ export class SandboxProvider implements BillingProvider {
     clear: (): void => void (this.faultList = []),
   };
 
-  /** What the sandbox holds for a company: the invoicing tests read it. */
-  recorded(clientCode: string): { documents: ProviderDocument[]; returns: ProviderReturn[] } {
-    const company = this.companies.get(clientCode);
-    return { documents: company?.documents.map((d) => d.document) ?? [], returns: company?.returns.map((r) => r.value) ?? [] };
+  /** What the sandbox holds for a connection: the invoicing tests read it. */
+  recorded(owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[] }> {
+    return sandboxDocuments.recorded(owner);
   }
 
   private async fault(operation: SandboxOperation): Promise<SandboxFault['kind'] | undefined> {
@@ -89,9 +77,9 @@ export class SandboxProvider implements BillingProvider {
   }
 
   /** Runs `apply`, honouring a fault switched on for `operation`. */
-  private async run<T>(operation: SandboxOperation, apply: () => T): Promise<T> {
+  private async run<T>(operation: SandboxOperation, apply: () => T | Promise<T>): Promise<T> {
     const kind = await this.fault(operation);
-    const result = apply();
+    const result = await apply();
     if (kind === 'timeout_after_apply') throw new ProviderUnavailableError('timeout');
     return result;
   }
@@ -102,10 +90,11 @@ export class SandboxProvider implements BillingProvider {
     return match[1]!;
   }
 
-  private company(clientCode: string): Company {
-    let company = this.companies.get(clientCode);
-    if (!company) this.companies.set(clientCode, (company = { documents: [], returns: [], nextId: 1 }));
-    return company;
+  /** Whose documents: a session without its connection cannot reach any (a programming error, not the provider's answer). */
+  private ownerOf(session: ProviderSession): SandboxOwner {
+    this.clientCodeOf(session);
+    if (!session.owner) throw new Error('sandbox-v1 keeps documents per connection: the session names no tenant and connection');
+    return session.owner;
   }
 
   exchangeCode(code: string): Promise<ProviderGrant> {
@@ -155,9 +144,9 @@ export class SandboxProvider implements BillingProvider {
     this.page(s, (c) => sandboxData(c).clients.find((client) => String(client.id) === clientId)?.contacts ?? [], shapes.readContact, p);
 
   issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>> {
-    return this.run('issueDocument', () => {
-      const company = this.company(this.clientCodeOf(session));
-      const earlier = company.documents.find((d) => d.document.salesId === input.salesId && d.document.documentTypeId === input.documentTypeId);
+    return this.run('issueDocument', async () => {
+      const owner = this.ownerOf(session);
+      const earlier = await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId);
       if (earlier) return { created: false, value: earlier.document };
       if (input.details.length === 0) throw new ProviderRefusedError(400, 'a document needs details');
       const types = sandboxData(this.clientCodeOf(session)).documentTypes.map(shapes.readDocumentType);
@@ -165,10 +154,11 @@ export class SandboxProvider implements BillingProvider {
       const net = Math.round(input.details.reduce((sum, line) => sum + line.quantity * line.netUnitValue, 0));
       const taxed = Math.round(input.details.reduce((sum, line) => sum + (line.taxId ? line.quantity * line.netUnitValue : 0), 0));
       const tax = Math.round(taxed * 0.19);
-      const id = String(company.nextId++);
+      const { ids, folio } = await sandboxDocuments.nextIds(owner, 1, input.documentTypeId);
+      const id = ids[0]!;
       const document: ProviderDocument = {
         id,
-        number: String(company.documents.filter((d) => d.document.documentTypeId === input.documentTypeId).length + 1),
+        number: folio,
         salesId: input.salesId,
         documentTypeId: input.documentTypeId,
         informedSii: 0,
@@ -180,51 +170,53 @@ export class SandboxProvider implements BillingProvider {
         emissionDate: input.emissionDate,
       };
       const details = input.details.map((line, i) => ({ id: `${id}${String(i + 1).padStart(3, '0')}`, lineNumber: i + 1, quantity: line.quantity, netUnitValue: line.netUnitValue }));
-      company.documents.push({ document, details, credited: new Map() });
+      try {
+        await sandboxDocuments.add(owner, { document, details, credited: {}, version: 1 });
+      } catch (error) {
+        if (!(error instanceof SandboxRaceError)) throw error;
+        // A concurrent call with the same salesId stored its document first: that one is the document.
+        return { created: false, value: (await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId))!.document };
+      }
       return { created: true, value: document };
     });
   }
 
   getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
-    return this.run('getDocument', () => this.company(this.clientCodeOf(session)).documents.find((d) => d.document.id === documentId)?.document);
+    return this.run('getDocument', async () => (await sandboxDocuments.document(this.ownerOf(session), documentId))?.document);
   }
 
   getDocumentDetails(session: ProviderSession, documentId: string): Promise<DocumentDetail[]> {
-    return this.run('getDocument', () => {
-      const stored = this.company(this.clientCodeOf(session)).documents.find((d) => d.document.id === documentId);
+    return this.run('getDocument', async () => {
+      const stored = await sandboxDocuments.document(this.ownerOf(session), documentId);
       if (!stored) throw new ProviderRefusedError(404, 'no such document');
       return stored.details;
     });
   }
 
   findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
-    return this.run('findDocumentsBySalesId', () =>
-      this.company(this.clientCodeOf(session))
-        .documents.map((d) => d.document)
-        .filter(
-          (d) =>
-            d.salesId === input.salesId &&
-            d.documentTypeId === input.documentTypeId &&
-            (d.emissionDate ?? 0) >= input.emissionDateFrom &&
-            (d.emissionDate ?? 0) <= input.emissionDateTo,
-        ),
-    );
+    return this.run('findDocumentsBySalesId', async () => {
+      const stored = await sandboxDocuments.bySale(this.ownerOf(session), input.documentTypeId, input.salesId);
+      const date = stored?.document.emissionDate ?? 0;
+      return stored && date >= input.emissionDateFrom && date <= input.emissionDateTo ? [stored.document] : [];
+    });
   }
 
   createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {
-    return this.run('createReturn', () => {
-      const company = this.company(this.clientCodeOf(session));
-      const earlier = company.returns.find((r) => r.salesId === input.salesId);
-      if (earlier) return { created: false, value: earlier.value };
-      const reference = company.documents.find((d) => d.document.id === input.referenceDocumentId);
+    return this.run('createReturn', async () => {
+      const owner = this.ownerOf(session);
+      const earlier = await sandboxDocuments.returnBySale(owner, input.salesId);
+      if (earlier) return { created: false, value: earlier };
+      const reference = await sandboxDocuments.document(owner, input.referenceDocumentId);
       if (!reference) throw new ProviderRefusedError(400, 'unknown referenceDocumentId');
+      const credited = { ...reference.credited };
       for (const line of input.details) {
         const detail = reference.details.find((d) => d.id === line.documentDetailId);
         if (!detail) throw new ProviderRefusedError(400, `unknown documentDetailId ${line.documentDetailId}`);
-        if ((reference.credited.get(detail.id) ?? 0) + line.quantity > detail.quantity) throw new ProviderRefusedError(400, 'return exceeds what remains of the line');
+        if ((credited[detail.id] ?? 0) + line.quantity > detail.quantity) throw new ProviderRefusedError(400, 'return exceeds what remains of the line');
+        credited[detail.id] = (credited[detail.id] ?? 0) + line.quantity;
       }
-      for (const line of input.details) reference.credited.set(line.documentDetailId, (reference.credited.get(line.documentDetailId) ?? 0) + line.quantity);
-      const creditNoteId = String(company.nextId++);
+      const { ids, folio } = await sandboxDocuments.nextIds(owner, 2, input.documentTypeId);
+      const [creditNoteId, returnId] = ids as [string, string];
       const details = input.details.map((line, i) => {
         const detail = reference.details.find((d) => d.id === line.documentDetailId)!;
         return { id: `${creditNoteId}${String(i + 1).padStart(3, '0')}`, lineNumber: i + 1, quantity: line.quantity, netUnitValue: detail.netUnitValue };
@@ -232,7 +224,7 @@ export class SandboxProvider implements BillingProvider {
       const net = Math.round(details.reduce((sum, d) => sum + d.quantity * d.netUnitValue, 0));
       const document: ProviderDocument = {
         id: creditNoteId,
-        number: String(company.documents.filter((d) => d.document.documentTypeId === input.documentTypeId).length + 1),
+        number: folio,
         salesId: input.salesId,
         documentTypeId: input.documentTypeId,
         informedSii: 0,
@@ -243,9 +235,16 @@ export class SandboxProvider implements BillingProvider {
         urlPdf: `https://sandbox.invalid/documents/${creditNoteId}.pdf`,
         emissionDate: input.emissionDate,
       };
-      company.documents.push({ document, details, credited: new Map() });
-      const value: ProviderReturn = { id: String(company.nextId++), creditNoteId, referenceDocumentId: reference.document.id };
-      company.returns.push({ salesId: input.salesId, value });
+      const value: ProviderReturn = { id: returnId, creditNoteId, referenceDocumentId: reference.document.id };
+      try {
+        await sandboxDocuments.addReturn(owner, input.salesId, value, { document, details, credited: {}, version: 1 }, { ...reference, credited });
+      } catch (error) {
+        if (!(error instanceof SandboxRaceError)) throw error;
+        // The same salesId won meanwhile (its return is the answer), or another return changed the line: asked again, it decides afresh.
+        const won = await sandboxDocuments.returnBySale(owner, input.salesId);
+        if (won) return { created: false, value: won };
+        throw new ProviderUnavailableError('server_error', 409);
+      }
       return { created: true, value };
     });
   }

@@ -62,6 +62,25 @@ describe('creating an invoice intent', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('refuses a quantity, price or total the provider could not receive exactly as a JSON number (422 naming the field), creating nothing', async () => {
+    const before = await count();
+    const line = (quantity: string | number, unitPriceMinor: string) => ({ conceptKey: 'a', description: 'Carga', quantity, unitPriceMinor });
+    const cases: Array<[Record<string, unknown>[], string, string]> = [
+      // 18 significant digits: a double carries 123456789012.12346.
+      [[line('123456789012.123456', '1')], '123456789012', 'body.lines.0.quantity'],
+      [[line(1, '9007199254740992')], '9007199254740992', 'body.lines.0.unitPriceMinor'],
+      [[line(2, '4503599627370496')], '9007199254740992', 'body.lines.0.quantity'],
+      [[line(1, '9007199254740991'), line(1, '1')], '9007199254740992', 'body.totalMinor'],
+    ];
+    for (const [lines, totalMinor, path] of cases) {
+      const answer = await create(invoiceBody(ready.connection.id, ready.customerId, { lines, totalMinor }));
+      expect([answer.status, answer.body.code, answer.body.errors.map((e: { path: string }) => e.path)], path).toEqual([422, 'invalid_invoice', [path]]);
+    }
+    // The largest that travels exactly is taken.
+    expect((await create(invoiceBody(ready.connection.id, ready.customerId, { lines: [line('12345678901.12345', '1'), line(1, '9007186909062090')], totalMinor: '9007199254740991' }))).status).toBe(201);
+    expect(await count()).toBe(before + 1);
+  });
+
   it('needs an active connection with issue settings (422 connection_not_ready)', async () => {
     const { connection } = await connectSandbox(tenant, admin);
     const unset = await create(invoiceBody(connection.id, null, { documentKind: 'receipt' }));

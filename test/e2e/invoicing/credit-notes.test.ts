@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { approved, invoiceBody, PREFIX, readySandbox } from './support.ts';
+import { approved, invoiceBody, PREFIX, putRecord, readySandbox } from './support.ts';
 
 const stack = useLocalStack();
 
@@ -52,7 +52,7 @@ describe('credit notes through the provider’s returns', () => {
     await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/approve`, { body: { version: 2 } });
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'issued', taxState: 'authorized' });
-    const recorded = sandboxProvider().recorded(ready.connection.clientCode);
+    const recorded = await sandboxProvider().recorded({ tenantId: tenant.id, connectionId: ready.connection.id });
     const ret = recorded.returns.find((r) => r.creditNoteId === issued.body.externalDocumentId);
     expect(ret?.referenceDocumentId).toBe(invoice.externalDocumentId);
     expect(recorded.documents.filter((d) => d.salesId === created.body.correlationId)).toHaveLength(1);
@@ -86,6 +86,20 @@ describe('credit notes through the provider’s returns', () => {
     expect((await create(creditBody([{ creditedPosition: 1, quantity: 1, unitPriceMinor: '1' }], { creditedInvoiceId: draft.body.id }))).body.code).toBe('invalid_invoice');
     const missing = await create(creditBody([{ creditedPosition: 1, quantity: 1, unitPriceMinor: '1' }], { creditedInvoiceId: undefined }));
     expect(missing.body.errors[0].path).toBe('body.creditedInvoiceId');
+  });
+
+  it('credits what was invoiced: each line at the credited line’s unit price, for the credited document’s customer (422 naming the field)', async () => {
+    const cheaper = await create(creditBody([{ creditedPosition: 2, quantity: 1, unitPriceMinor: '22999' }]));
+    expect([cheaper.status, cheaper.body.code, cheaper.body.errors.map((e: { path: string }) => e.path)]).toEqual([422, 'invalid_invoice', ['body.lines.0.unitPriceMinor']]);
+    const dearer = await create(creditBody([{ creditedPosition: 1, quantity: '0.5', unitPriceMinor: '2990' }]));
+    expect(dearer.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.lines.0.unitPriceMinor']);
+    const otherCustomer = await putRecord(tenant.id, ready.connection.id, 'parties', '502');
+    const elsewhere = await create(creditBody([{ creditedPosition: 2, quantity: 1, unitPriceMinor: '23000' }], { customerId: otherCustomer }));
+    // (Position 2 has nothing left by now, so its quantity is named too.)
+    expect([elsewhere.status, elsewhere.body.code]).toEqual([422, 'invalid_invoice']);
+    expect(elsewhere.body.errors.map((e: { path: string }) => e.path)).toContain('body.customerId');
+    const nobody = await create(creditBody([{ creditedPosition: 2, quantity: 1, unitPriceMinor: '23000' }], { customerId: null }));
+    expect(nobody.body.errors.map((e: { path: string }) => e.path)).toContain('body.customerId');
   });
 
   it('a credit note the provider refuses is rejected and gives its quantities back', async () => {

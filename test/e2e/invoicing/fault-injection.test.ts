@@ -59,11 +59,14 @@ describe('issuing under provider faults and crashes', () => {
   let tenant: TestTenant;
   let ready: Awaited<ReturnType<typeof connectFake>>;
   let provider: ProviderChile;
+  let actor: { actorId: string; requestId: string };
 
   beforeAll(async () => {
     fake = await startFakeProviderEnv();
     tenant = await TestTenant.create(stack());
-    ready = await connectFake(fake, tenant, await tenant.member('admin'), { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
+    const admin = await tenant.member('admin');
+    actor = { actorId: admin.id, requestId: 'fault-injection' };
+    ready = await connectFake(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
     provider = new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: DEADLINE_MS });
     setBillingProvider('provider-chile-v1', provider);
   }, 60_000);
@@ -82,7 +85,7 @@ describe('issuing under provider faults and crashes', () => {
 
   it('a crash after the provider applied leaves submitting; reconcile leaves a fresh one alone, then finds the document', async () => {
     const intent = await approvedIntent();
-    const lost = await issueIntent(tenant.id, intent.id, new Date(), { deadlineMs: DEADLINE_MS }); // its writes never commit
+    const lost = await issueIntent(tenant.id, intent.id, new Date(), actor, { deadlineMs: DEADLINE_MS }); // its writes never commit
     expect(lost.record.localState).toBe('issued');
     expect((await getIntent(tenant.id, intent.id)).localState).toBe('submitting');
     // Still inside the issue's deadline: a look-up now could race a call that is about to apply.
@@ -112,7 +115,7 @@ describe('issuing under provider faults and crashes', () => {
           try {
             const outcome =
               step.action === 'issue'
-                ? await issueIntent(tenant.id, intent.id, new Date(), { deadlineMs: DEADLINE_MS })
+                ? await issueIntent(tenant.id, intent.id, new Date(), actor, { deadlineMs: DEADLINE_MS })
                 : await reconcileById(tenant.id, intent.id, new Date(), { inFlightMs: 0 });
             if (step.crash) counts.crashes++; // the function dies between the answer and the commit
             else await commit(outcome.writes);

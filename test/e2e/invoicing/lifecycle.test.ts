@@ -1,5 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getIntent } from '../../../functions/invoicing/intent-record.ts';
+import { issueIntent } from '../../../functions/invoicing/issue.ts';
+import { runAs } from '../../../shared/aws-calls/identity.ts';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
@@ -20,7 +23,7 @@ describe('invoice intents on the sandbox', () => {
   let operator: TestMember;
   let viewer: TestMember;
   let ready: Awaited<ReturnType<typeof readySandbox>>;
-  const documentsOf = (salesId: string) => sandbox().recorded(ready.connection.clientCode).documents.filter((d) => d.salesId === salesId);
+  const documentsOf = async (salesId: string) => (await sandbox().recorded({ tenantId: tenant.id, connectionId: ready.connection.id })).documents.filter((d) => d.salesId === salesId);
 
   beforeAll(async () => {
     tenant = await TestTenant.create(stack());
@@ -59,7 +62,7 @@ describe('invoice intents on the sandbox', () => {
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${id}/issue`);
     expect(issued.status, issued.text).toBe(200);
     expect(issued.body).toMatchObject({ localState: 'issued', providerState: 'accepted', taxState: 'authorized', version: 5 });
-    const docs = documentsOf(created.body.correlationId);
+    const docs = await documentsOf(created.body.correlationId);
     expect(docs).toHaveLength(1);
     expect(issued.body.externalDocumentId).toBe(docs[0]!.id);
     expect(docs[0]!.documentTypeId).toBe('1');
@@ -72,7 +75,7 @@ describe('invoice intents on the sandbox', () => {
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/cancel`, { body: { version: 5 } })).status).toBe(409);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/review`, { body: { version: 5 } })).status).toBe(409);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/reconcile`)).status).toBe(409);
-    expect(documentsOf(created.body.correlationId)).toHaveLength(1);
+    expect(await documentsOf(created.body.correlationId)).toHaveLength(1);
   });
 
   it('refuses moves the state does not allow (409 invalid_state) and stale versions (409 version_mismatch), changing nothing', async () => {
@@ -129,7 +132,7 @@ describe('invoice intents on the sandbox', () => {
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('a provider that applies and then times out leaves the intent unknown; reconcile finds the document, never sending it again', async () => {
@@ -138,8 +141,8 @@ describe('invoice intents on the sandbox', () => {
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'unknown', providerState: 'unknown', externalDocumentId: null });
     const reconciled = await tenant.call(operator, 'POST', `${PREFIX}/${intent.id}/reconcile`);
-    expect(reconciled.body).toMatchObject({ localState: 'issued', taxState: 'authorized', externalDocumentId: documentsOf(intent.correlationId)[0]!.id });
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(reconciled.body).toMatchObject({ localState: 'issued', taxState: 'authorized', externalDocumentId: (await documentsOf(intent.correlationId))[0]!.id });
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('a 500 before applying: reconcile finds nothing and returns the intent to approved; issuing again makes the one document', async () => {
@@ -148,9 +151,9 @@ describe('invoice intents on the sandbox', () => {
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('unknown');
     const back = await tenant.call(operator, 'POST', `${PREFIX}/${intent.id}/reconcile`);
     expect(back.body).toMatchObject({ localState: 'approved', providerState: 'not_sent', taxState: 'not_submitted' });
-    expect(documentsOf(intent.correlationId)).toHaveLength(0);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(0);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('issued');
-    expect(documentsOf(intent.correlationId)).toHaveLength(1);
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
   });
 
   it('a provider refusal rejects the intent and emits finance.invoice.rejected', async () => {
@@ -159,6 +162,39 @@ describe('invoice intents on the sandbox', () => {
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'rejected', providerState: 'rejected' });
     expect((await eventsOf(intent.id)).map((e) => e.type)).toEqual(['finance.invoice.rejected']);
+  });
+
+  it('never cancels an intent that reached the provider once: 409 invalid_state, and only issuing again (one document) settles it', async () => {
+    const intent = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
+    // Before any submission an approved intent can be cancelled; this one is sent first.
+    sandbox().faults.add({ operation: 'issueDocument', kind: 'error_before_apply', times: 1 });
+    expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('unknown');
+    const back = await tenant.call(operator, 'POST', `${PREFIX}/${intent.id}/reconcile`);
+    expect(back.body).toMatchObject({ localState: 'approved', providerState: 'not_sent' });
+    const cancel = await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/cancel`, { body: { version: back.body.version } });
+    expect([cancel.status, cancel.body.code, cancel.body.localState]).toEqual([409, 'invalid_state', 'approved']);
+    expect((await tenant.call(viewer, 'GET', `${PREFIX}/${intent.id}`)).body).toMatchObject({ localState: 'approved', version: back.body.version });
+    expect((await tenant.call(admin, 'POST', `${PREFIX}/${intent.id}/issue`)).body.localState).toBe('issued');
+    expect(await documentsOf(intent.correlationId)).toHaveLength(1);
+  });
+
+  it('names the member who issued in the submitting commit: one entry per issue, and one even when the function dies after the provider call', async () => {
+    const auditOf = async (id: string) => (await tenant.call(admin, 'GET', `/v1/audit?resourceId=${id}&limit=100`)).body.items as Array<{ action: string; actorId: string; requestId: string }>;
+    const answered = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
+    const issued = await tenant.call(admin, 'POST', `${PREFIX}/${answered.id}/issue`);
+    expect(issued.body.localState).toBe('issued');
+    const entries = (await auditOf(answered.id)).filter((e) => e.action === 'issueInvoiceIntent');
+    expect(entries).toEqual([expect.objectContaining({ actorId: admin.id, requestId: issued.headers.get('x-request-id') })]);
+
+    const crashed = await approved(tenant, operator, admin, invoiceBody(ready.connection.id, ready.customerId));
+    // The provider makes the document; the function dies before its second commit (its writes are dropped).
+    // As the invoicing function runs it (the IAM check holds its calls against that role).
+    const lost = await runAs('invoicing', () => issueIntent(tenant.id, crashed.id, new Date(), { actorId: admin.id, requestId: 'request-that-died' }));
+    expect(lost.record.localState).toBe('issued');
+    expect((await getIntent(tenant.id, crashed.id)).localState).toBe('submitting');
+    expect((await auditOf(crashed.id)).filter((e) => e.action === 'issueInvoiceIntent')).toEqual([
+      expect.objectContaining({ actorId: admin.id, requestId: 'request-that-died' }),
+    ]);
   });
 
   it('replays an idempotent issue with the same key', async () => {

@@ -87,6 +87,39 @@ describe('invoice intents through provider-chile-v1 (real adapter, fake provider
     expect(credited.body.externalDocumentId).toBe(ret?.credit_note.id);
   });
 
+  it.each([400, 401])('once the provider accepted a return, a later %i leaves the credit note unknown with the return kept, never rejected or re-sent', async (status) => {
+    const invoice = await approved(tenant, operator, admin, invoiceBody(ready.connectionId, ready.customerId));
+    await tenant.call(admin, 'POST', `${PREFIX}/${invoice.id}/issue`);
+    const note = await approved(tenant, operator, admin, {
+      connectionId: ready.connectionId,
+      documentKind: 'credit_note',
+      customerId: ready.customerId,
+      creditedInvoiceId: invoice.id,
+      currency: 'CLP',
+      minorUnitScale: 0,
+      totalMinor: '1495',
+      lines: [{ conceptKey: 'devolucion', description: 'Harina dañada', quantity: 1, unitPriceMinor: '1495', creditedPosition: 1 }],
+    });
+    // The return is accepted; reading its credit note document then fails.
+    fake.faults.add({ route: 'GET /v1/documents/{id}.json', kind: 'status', status });
+    const answered = await tenant.call(admin, 'POST', `${PREFIX}/${note.id}/issue`);
+    const ret = fake.returns(ready.token).find((r) => r.salesId === note.correlationId)!;
+    expect(answered.body).toMatchObject({ localState: 'unknown', externalDocumentId: String(ret.credit_note.id) });
+    expect((await getIntent(tenant.id, note.id)).providerReturnId).toBe(String(ret.id));
+    // Its quantity stays credited, and it cannot be cancelled.
+    const again = await tenant.call(operator, 'POST', PREFIX, {
+      body: { ...invoiceBody(ready.connectionId, ready.customerId), documentKind: 'credit_note', creditedInvoiceId: invoice.id, totalMinor: '2990', lines: [{ conceptKey: 'd', description: 'Más', quantity: 2, unitPriceMinor: '1495', creditedPosition: 1 }] },
+    });
+    expect(again.body.code).toBe('credit_exceeds_remaining');
+    expect((await tenant.call(admin, 'POST', `${PREFIX}/${note.id}/cancel`, { body: { version: answered.body.version } })).body.code).toBe('invalid_state');
+    // A look that finds nothing keeps it unknown (not back to approved, which would allow a second return).
+    fake.faults.add({ route: 'GET /v1/documents/{id}.json', kind: 'status', status: 404 });
+    expect((await tenant.call(operator, 'POST', `${PREFIX}/${note.id}/reconcile`)).body.localState).toBe('unknown');
+    const settled = await tenant.call(operator, 'POST', `${PREFIX}/${note.id}/reconcile`);
+    expect(settled.body).toMatchObject({ localState: 'issued', externalDocumentId: String(ret.credit_note.id) });
+    expect(fake.returns(ready.token).filter((r) => r.salesId === note.correlationId)).toHaveLength(1);
+  });
+
   it('a 429 leaves the intent unknown; reconcile finds nothing and returns it to approved; the next issue makes the one document', async () => {
     const intent = await approved(tenant, operator, admin, invoiceBody(ready.connectionId, ready.customerId));
     fake.faults.add({ route: 'POST /v1/documents.json', kind: 'status', status: 429 });

@@ -112,6 +112,29 @@ describe('versions, idempotency and transitions', () => {
     expect((await tenant.call(operator, 'GET', '/v1/fleet/vehicles')).body.items).toHaveLength(1);
   });
 
+  it('assigns 10 routes at once naming one new plate: every one 201, with one vehicle (chaos saw plate_taken)', async () => {
+    const tenant = await TestTenant.create(stack());
+    const operator = await tenant.member('operator');
+    const driver = await tenant.member('driver');
+    const orders = [];
+    for (let i = 0; i < 10; i++) orders.push(created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody(`LANE-${i}`) })));
+    const routes = orders.map((order, i) => ({ vehicleRouteId: `L${i}`, orderIds: [order.id] }));
+    const plan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: '2026-11-23', routes } }));
+    created(await tenant.call(operator, 'POST', `/v1/routing/plans/${plan.id}/approve`, { body: { version: 1 } }), 200);
+    const shared = plate();
+    const answers = await Promise.all(
+      routes.map(({ vehicleRouteId }) =>
+        tenant.call(operator, 'POST', '/v1/field/routes', {
+          body: { routePlanId: plan.id, vehicleRouteId, workerId: driver.id, serviceDate: '2026-11-23', depotName: 'Bodega', vehicle: { plate: shared, label: 'Camión compartido' } },
+        }),
+      ),
+    );
+    expect(answers.map((a) => `${a.status} ${a.body.code ?? ''}`)).toEqual(Array(10).fill('201 '));
+    const vehicles = (await tenant.call(operator, 'GET', '/v1/fleet/vehicles')).body.items;
+    expect(vehicles).toHaveLength(1);
+    expect(new Set(answers.map((a) => a.body.fleetVehicleId))).toEqual(new Set([vehicles[0].id]));
+  });
+
   it('refuses transitions the state does not allow with 409 invalid_state', async () => {
     const tenant = await TestTenant.create(stack());
     const operator = await tenant.member('operator');

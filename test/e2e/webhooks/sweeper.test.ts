@@ -4,15 +4,20 @@ import { sweep } from '../../../functions/webhooks/sweeper/handler.ts';
 import { newId } from '../../../shared/ids.ts';
 import type { DeliveryMessage, QueuePort } from '../../../shared/ports/queue.ts';
 import { setPorts } from '../../../shared/ports/registry.ts';
-import { keys } from '../../../shared/table/keys.ts';
+import { DUE_SHARDS, keys, shardOf } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { useLocalStack } from '../../support/stack.ts';
 
 const stack = useLocalStack();
 afterAll(() => setPorts({ queue: stack().webhooks.queue }));
 
-/** A delivery id whose due-index shard is `shard` (the shard is the last hex digit mod 4). */
-const idInShard = (shard: number): string => `${newId().slice(0, -1)}${(shard + 4 * Math.floor(Math.random() * 4)).toString(16)}`;
+/** A delivery id whose due-index shard is `shard`. */
+const idInShard = (shard: number): string => {
+  for (;;) {
+    const id = newId();
+    if (shardOf(id, DUE_SHARDS) === shard) return id;
+  }
+};
 
 /** Only what the sweeper reads: the due-index keys and the two ids of the message. */
 const overdueItem = (tenantId: string, deliveryId: string, dueAt: string) => ({

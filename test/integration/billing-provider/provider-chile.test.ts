@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableError } from '../../../shared/ports/billing-provider/errors.ts';
 import type { IssueDocumentInput, ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
-import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
+import { MAX_ANSWER_BYTES, ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
 
 const COMPANY = { clientCode: '76086428-5', clientName: 'Frutas del Maule SpA' };
@@ -151,6 +151,32 @@ describe('provider-chile-v1 against the fake provider', () => {
     const refused = await adapter.issueDocument(session, { ...invoice('intent-4'), documentTypeId: '7' }).catch((e) => e);
     expect(refused).toBeInstanceOf(ProviderRefusedError);
     expect((refused as ProviderRefusedError).providerStatus).toBe(400);
+  });
+
+  it('reads at most 5 MiB of an answer: a larger one is unknown (too_large), a large one within the cap is read', async () => {
+    const officesOf = (bytes: number) => Array.from({ length: 50 }, (_, i) => ({ id: i + 1, name: `${i}`.padEnd(bytes, 'x'), state: 0 }));
+    const big = { accessToken: fake.addCompany({ clientCode: '76123456-0', clientName: 'Grande' }, { offices: officesOf(Math.ceil(MAX_ANSWER_BYTES / 50) + 1_000) }) };
+    const error = await adapter.listOffices(big).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect((error as ProviderUnavailableError).reason).toBe('too_large');
+    const fits = { accessToken: fake.addCompany({ clientCode: '77777777-7', clientName: 'Casi grande' }, { offices: officesOf(Math.floor(MAX_ANSWER_BYTES / 50) - 1_000) }) };
+    expect((await adapter.listOffices(fits)).items).toHaveLength(50);
+  });
+
+  it('reads a paged list to at most maxPagesPerCall pages, then answers unknown instead of reading on', async () => {
+    const many = { ...invoice('intent-pages'), details: Array.from({ length: 120 }, (_, i) => ({ comment: `Línea ${i + 1}`, quantity: 1, netUnitValue: 100 })) };
+    const doc = (await adapter.issueDocument(session, many)).value;
+    expect(await adapter.getDocumentDetails(session, doc.id)).toHaveLength(120);
+    const asked = fake.requests.length;
+    const error = await adapterWith({ maxPagesPerCall: 2 }).getDocumentDetails(session, doc.id).catch((e: unknown) => e);
+    expect((error as ProviderUnavailableError).reason).toBe('too_large');
+    expect(fake.requests.length - asked).toBe(2);
+    // A lookup pages through the day's documents of the type: more than one page of them now.
+    for (let i = 0; i < 50; i++) await adapter.issueDocument(session, invoice(`bulk-${i}`));
+    const lookup = { salesId: 'bulk-49', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY };
+    expect(await adapter.findDocumentsBySalesId(session, lookup)).toHaveLength(1);
+    const cut = await adapterWith({ maxPagesPerCall: 1 }).findDocumentsBySalesId(session, lookup).catch((e: unknown) => e);
+    expect((cut as ProviderUnavailableError).reason).toBe('too_large');
   });
 
   it('credits a document through a return once per salesId, and refuses more than remains', async () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vit
 import { callsOf } from '../../../shared/aws-calls/dynamodb-calls.ts';
 import { currentFunction, invokedAs, OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { recordingKeys } from '../../../shared/aws-calls/port-calls.ts';
-import { recordCall, recordCallsTo } from '../../../shared/aws-calls/recorder.ts';
+import { recordCall, recordCallsTo, testFrameOf } from '../../../shared/aws-calls/recorder.ts';
 import { LocalKeyService } from '../../../shared/ports/key-service.ts';
 
 const file = join(tmpdir(), `aws-calls-${process.pid}-${Date.now()}.jsonl`);
@@ -77,6 +77,17 @@ describe('recording', () => {
       [OPERATOR, 'dynamodb:Scan'],
     ]);
     expect(lines()[2]!.origin).toContain('test/unit/aws-calls/recorder.test.ts');
+  });
+
+  it('takes a frame for a test’s only under the checkout’s own test folder, wherever the checkout lies', () => {
+    const root = '/home/ci/test/delivery-ops/';
+    // A timer in project code, in a checkout under a folder named test: no test made this call.
+    const timer = ['at sweep (/home/ci/test/delivery-ops/functions/webhooks/sweeper.ts:12:5)', 'at listOnTimeout (node:internal/timers:581:17)'];
+    expect(testFrameOf(timer, root)).toBeUndefined();
+    expect(testFrameOf(['at seed (/home/ci/test/delivery-ops/test/support/care-fleet.ts:3:1)', ...timer], root)).toBeUndefined();
+    const fromTest = 'at file:///home/ci/test/delivery-ops/test/e2e/care.test.ts:40:7';
+    expect(testFrameOf([...timer, fromTest], root)).toBe(fromTest);
+    expect(testFrameOf(['at run (/home/ci/test/delivery-ops/test/e2e/care.test.ts:40:7)'], root)).toBe('at run (/home/ci/test/delivery-ops/test/e2e/care.test.ts:40:7)');
   });
 
   it('records a key service call with its encryption context and leaves the port working', async () => {

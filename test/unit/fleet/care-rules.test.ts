@@ -122,9 +122,31 @@ describe('service_km items', () => {
     expect(odometerView(digest, '2026-09-10', zone)).toMatchObject({ readings: 0, dailyKm: null, lastKm: 11_000 });
   });
 
-  it('dates a vehicle that does not move today, without kmLimited', () => {
+  it('counts an average of 0 as none: dated today on the last reading, with kmLimited', () => {
     const still = vehicle({ serviceKm: 11_500 }, { readings: [[11_000, '2026-06-01T16:00:00.000Z'], [11_000, '2026-06-11T16:00:00.000Z']], today });
-    expect(listOn(today, [still])).toMatchObject({ kmLimited: false, due: [expect.objectContaining({ date: today, status: 'soon', km: { dueKm: 11_500, estimatedKm: 11_000, leftKm: 500 } })] });
+    expect(still.odometer?.dailyKm).toBe(0);
+    const list = listOn(today, [still]);
+    expect(list).toMatchObject({ kmLimited: true, due: [expect.objectContaining({ date: today, status: 'soon', km: { dueKm: 11_500, estimatedKm: 11_000, leftKm: 500 } })] });
+    expect(list.due[0].text).toContain('según la última lectura');
+  });
+
+  it('lists readings stored out of order (an average below 0) on the last reading, with kmLimited', () => {
+    // Once two racing readings could store this; projecting it forward never reached serviceKm.
+    const back = vehicle({ serviceKm: 11_500 }, { readings: [[12_000, '2026-06-01T16:00:00.000Z'], [11_000, '2026-06-11T16:00:00.000Z']], today });
+    expect(back.odometer?.dailyKm).toBe(-100);
+    const list = listOn(today, [back]);
+    expect(list).toMatchObject({ kmLimited: true, due: [expect.objectContaining({ date: today, daysLeft: 0, status: 'soon', km: { dueKm: 11_500, estimatedKm: 11_000, leftKm: 500 } })] });
+  });
+
+  it('dates the first day the projection reaches serviceKm, for slow and fast averages', () => {
+    // 0.1 km a day, 3 km to go: 30 days (3 / 0.1 is 30.000000000000004 in floating point).
+    const slow = vehicle({ serviceKm: 11_006 }, { readings: [[11_000, '2026-05-15T16:00:00.000Z'], [11_003, '2026-06-14T16:00:00.000Z']], today });
+    expect(slow.odometer?.dailyKm).toBe(0.1);
+    expect(listOn(today, [slow]).due).toEqual([expect.objectContaining({ date: '2026-07-14', daysLeft: 29, km: { dueKm: 11_006, estimatedKm: 11_003, leftKm: 3 } })]);
+    // 1,001 km a day, 1,999 km to go from the last reading: the second day after it.
+    const fast = vehicle({ serviceKm: 13_000 }, { readings: [[10_000, '2026-06-13T16:00:00.000Z'], [11_001, '2026-06-14T16:00:00.000Z']], today });
+    expect(fast.odometer?.dailyKm).toBe(1001);
+    expect(listOn(today, [fast]).due).toEqual([expect.objectContaining({ date: '2026-06-16', daysLeft: 1, km: { dueKm: 13_000, estimatedKm: 12_002, leftKm: 998 } })]);
   });
 });
 

@@ -1,0 +1,102 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { StateConflictError } from '../../errors.ts';
+import { table, tableName } from '../../table/client.ts';
+import { keys } from '../../table/keys.ts';
+import { commit, type Write } from '../../table/transaction.ts';
+import type { DocumentDetail, ProviderDocument, ProviderReturn, ProviderSession } from './port.ts';
+
+export type SandboxOwner = NonNullable<ProviderSession['owner']>;
+
+export interface StoredDocument {
+  document: ProviderDocument;
+  details: DocumentDetail[];
+  /** documentDetailId → quantity credited by returns. */
+  credited: Record<string, number>;
+  version: number;
+}
+
+/** Another write took the salesId (or the document changed) first: the caller reads what won. */
+export class SandboxRaceError extends StateConflictError {
+  constructor() {
+    super('The sandbox document changed meanwhile.', 'concurrent_update');
+  }
+}
+
+const key = (owner: SandboxOwner, sk: string) => keys.sandboxItem(owner.tenantId, owner.connectionId, sk);
+const DOC = (id: string) => `DOC#${id}`;
+const SALE = (documentTypeId: string, salesId: string) => `SALE#${documentTypeId}#${salesId}`;
+const RETURN = (salesId: string) => `RET#${salesId}`;
+
+const get = async (owner: SandboxOwner, sk: string): Promise<Record<string, unknown> | undefined> =>
+  (await table().send(new GetCommand({ TableName: tableName(), Key: key(owner, sk), ConsistentRead: true }))).Item;
+
+const put = (owner: SandboxOwner, sk: string, item: Record<string, unknown>, condition: string, values?: Record<string, unknown>): Write => ({
+  item: { Put: { TableName: tableName(), Item: { ...key(owner, sk), entity: 'sandboxDocument', ...item }, ConditionExpression: condition, ...(values ? { ExpressionAttributeValues: values } : {}) } },
+  onConditionFailed: () => new SandboxRaceError(),
+});
+
+/**
+ * sandbox-v1's documents and returns of one connection, in the table: a re-issue in another
+ * function (or after a restart) meets the first document, as at the real provider.
+ */
+export const sandboxDocuments = {
+  document: async (owner: SandboxOwner, id: string): Promise<StoredDocument | undefined> => (await get(owner, DOC(id))) as StoredDocument | undefined,
+
+  bySale: async (owner: SandboxOwner, documentTypeId: string, salesId: string): Promise<StoredDocument | undefined> => {
+    const sale = await get(owner, SALE(documentTypeId, salesId));
+    return sale ? sandboxDocuments.document(owner, sale.documentId as string) : undefined;
+  },
+
+  returnBySale: async (owner: SandboxOwner, salesId: string): Promise<ProviderReturn | undefined> => (await get(owner, RETURN(salesId)))?.value as ProviderReturn | undefined,
+
+  /** `count` new ids, and the next folio of the document type (the provider's numbers). */
+  nextIds: async (owner: SandboxOwner, count: number, documentTypeId: string): Promise<{ ids: string[]; folio: string }> => {
+    const folio = `folio${documentTypeId.replace(/[^0-9A-Za-z]/g, '')}`;
+    const { Attributes } = await table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key(owner, 'SEQ'),
+        UpdateExpression: 'ADD nextId :count, #folio :one',
+        ExpressionAttributeNames: { '#folio': folio },
+        ExpressionAttributeValues: { ':count': count, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const last = Number(Attributes!.nextId);
+    return { ids: Array.from({ length: count }, (_, i) => String(last - count + 1 + i)), folio: String(Attributes![folio]) };
+  },
+
+  /** The document and its salesId guard together; SandboxRaceError when the salesId is taken. */
+  add: (owner: SandboxOwner, stored: StoredDocument): Promise<void> =>
+    commit([
+      put(owner, SALE(stored.document.documentTypeId!, stored.document.salesId!), { documentId: stored.document.id }, 'attribute_not_exists(pk)'),
+      put(owner, DOC(stored.document.id), { ...stored }, 'attribute_not_exists(pk)'),
+    ]),
+
+  /** A return: its guard, its credit note, and the credited document's new credited quantities (if unchanged since read). */
+  addReturn: (owner: SandboxOwner, salesId: string, value: ProviderReturn, note: StoredDocument, reference: StoredDocument): Promise<void> =>
+    commit([
+      put(owner, RETURN(salesId), { value }, 'attribute_not_exists(pk)'),
+      put(owner, SALE(note.document.documentTypeId!, salesId), { documentId: note.document.id }, 'attribute_not_exists(pk)'),
+      put(owner, DOC(note.document.id), { ...note }, 'attribute_not_exists(pk)'),
+      put(owner, DOC(reference.document.id), { ...reference, version: reference.version + 1 }, 'version = :version', { ':version': reference.version }),
+    ]),
+
+  /** Everything the connection holds (tests and the local stack's pages read it). */
+  recorded: async (owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[] }> => {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await table().send(
+        new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key(owner, '').pk }, ExclusiveStartKey: startKey, ConsistentRead: true }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    const documents = items.filter((i) => String(i.sk).startsWith('DOC#')).map((i) => (i as unknown as StoredDocument).document);
+    return {
+      documents: documents.sort((a, b) => Number(a.id) - Number(b.id)),
+      returns: items.filter((i) => String(i.sk).startsWith('RET#')).map((i) => i.value as ProviderReturn),
+    };
+  },
+};
