@@ -22,6 +22,25 @@ const lastCall = new Map<string, number>();
  * left late (a busy event loop), which a 10-a-second window would count twice.
  */
 export const providerCall = async <T>(connectionId: string, call: () => Promise<T>, maxRateWaits = MAX_RATE_WAITS): Promise<T> => {
+  // One call of a connection at a time in this container: two deliveries of one message (a
+  // visibility timeout that ran out under load), or a page and a notice, would otherwise both
+  // space from the same answer and reach the provider together.
+  const previous = inTurn.get(connectionId) ?? Promise.resolve();
+  let done!: () => void;
+  const turn = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  inTurn.set(connectionId, turn);
+  await previous;
+  try {
+    return await spacedCall(connectionId, call, maxRateWaits);
+  } finally {
+    done();
+    if (inTurn.get(connectionId) === turn) inTurn.delete(connectionId);
+  }
+};
+
+const inTurn = new Map<string, Promise<void>>();
+
+const spacedCall = async <T>(connectionId: string, call: () => Promise<T>, maxRateWaits: number): Promise<T> => {
   for (let waits = 0; ; waits++) {
     const due = (lastCall.get(connectionId) ?? 0) + minIntervalMs();
     const now = Date.now();
