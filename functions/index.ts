@@ -56,8 +56,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'meta', entry: 'functions/meta/handler.ts', operations: metaOperations, table: NO_TABLE, catchAll: true },
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations, table: { items: ['GetItem', 'UpdateItem', 'Query'], queries: ['gsi1', 'gsi2', 'gsi3'] } },
-  // BatchGetItem: a provider notice reads the stored records it judges, as an import page does.
-  { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations, table: { items: [...requestPath, 'Query', 'BatchGetItem'] } },
+  { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations, table: { items: [...requestPath, 'Query'] } },
   { name: 'invoicing', entry: 'functions/invoicing/handler.ts', operations: invoicingOperations, table: { items: [...requestPath, 'Query'] } },
   // The tenant item is read and replaced whole (PutItem) under its version.
   { name: 'tenant', entry: 'functions/tenant/handler.ts', operations: tenantOperations, table: { items: [...requestPath] } },

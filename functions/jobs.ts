@@ -44,7 +44,9 @@ export const importWorker: JobFunction = {
   entry: 'functions/records/imports/worker-handler.ts',
   // Reads the import, its connection and the page's stored records (BatchGetItem), then commits the
   // page: progress, records, conflicts, audit entry, and on the last page the lock's release and the event.
-  table: { items: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem'] },
+  // Provider notices: the company's connections and pending notices (Query), its read budget and
+  // drain marker (UpdateItem), each notice's progress, and its deletion once read.
+  table: { items: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'Query', 'UpdateItem'] },
 };
 
 export const importSchedule: JobFunction = {

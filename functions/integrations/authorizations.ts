@@ -8,6 +8,7 @@ import { billingProvider, providerSettings } from '../../shared/ports/billing-pr
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
 import type { Write } from '../../shared/table/transaction.ts';
+import { claimConnectionSlot } from './connection-limit.ts';
 import { connectionItem, sealToken, type ConnectionRecord } from './connection-record.ts';
 import {
   AuthorizationExpiredError,
@@ -77,17 +78,35 @@ export const createAuthorization = (
  * marked used in one transaction. Every refusal writes nothing, so the authorization stays open
  * when the provider could not answer.
  */
-export const completeAuthorization = async (tenantId: string, body: { code: string; bindingSecret: string }, now: Date): Promise<{ record: ConnectionRecord; writes: Write[] }> => {
+/**
+ * Grants already exchanged by a request, by request id: the chain runs a completion again when
+ * its commit lost a race on the tenant's connection count, and a provider code is single-use.
+ */
+const exchanged = new Map<string, { grant: ProviderGrant; at: number }>();
+const EXCHANGED_KEEP_MS = 60_000;
+
+const exchangeOnce = async (provider: ReturnType<typeof billingProvider>, code: string, requestId: string): Promise<ProviderGrant> => {
+  for (const [id, entry] of exchanged) if (Date.now() - entry.at > EXCHANGED_KEEP_MS) exchanged.delete(id);
+  const kept = exchanged.get(`${requestId}\n${code}`);
+  if (kept) return kept.grant;
+  const grant = await provider.exchangeCode(code);
+  exchanged.set(`${requestId}\n${code}`, { grant, at: Date.now() });
+  return grant;
+};
+
+export const completeAuthorization = async (tenantId: string, body: { code: string; bindingSecret: string }, now: Date, requestId: string): Promise<{ record: ConnectionRecord; writes: Write[] }> => {
   const key = keys.providerAuthorization(tenantId, hashOf(body.bindingSecret));
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (!Item) throw new AuthorizationNotFoundError();
   if (Item.state !== 'open') throw new AuthorizationUsedError((Item.connectionId as string | null) ?? null);
   if (nowIso(now) >= (Item.openUntil as string)) throw new AuthorizationExpiredError(Item.openUntil as string);
+  // Before the provider: a tenant at its limit keeps its code unspent.
+  const claimSlot = await claimConnectionSlot(tenantId);
 
   const provider = billingProvider(Item.origin as ProviderOrigin);
   let grant: ProviderGrant;
   try {
-    grant = await provider.exchangeCode(body.code);
+    grant = await exchangeOnce(provider, body.code, requestId);
   } catch (error) {
     if (error instanceof ProviderRefusedError) throw new AuthorizationRefusedError();
     throw error; // unknown: 503, the authorization stays open
@@ -126,5 +145,5 @@ export const completeAuthorization = async (tenantId: string, body: { code: stri
     onConditionFailed: (current) => new AuthorizationUsedError((current?.connectionId as string | null) ?? null),
   };
   const putConnection: Write = { item: { Put: { TableName: tableName(), Item: connectionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } } };
-  return { record, writes: [markUsed, putConnection] };
+  return { record, writes: [markUsed, putConnection, claimSlot] };
 };

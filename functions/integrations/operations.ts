@@ -7,6 +7,7 @@ import { sandboxCode } from '../../shared/ports/billing-provider/sandbox.ts';
 import { providerSettings } from '../../shared/ports/billing-provider/registry.ts';
 import { completeAuthorization, createAuthorization, SANDBOX_CALLBACK_PATH } from './authorizations.ts';
 import { activeConnection, checkVersion, getConnectionRecord, listConnectionRecords, saveConnection, toConnection } from './connection-record.ts';
+import { releaseConnectionSlot } from './connection-limit.ts';
 import { InvalidClientCodeError } from './errors.ts';
 import { readIssueOptions, saveIssueSettings } from './issue-options.ts';
 import { normaliseRut } from '../../shared/chile/rut.ts';
@@ -105,16 +106,19 @@ export const createConnectionOperation = defineOperation({
   tag,
   permission: 'integrations.manage',
   idempotent: true,
+  // Concurrent completions meet on the tenant's connection count: the chain runs the loser again
+  // (the code already exchanged is not spent twice), so the count decides, never a 409.
+  retryOnConflict: true,
   body: CompletionBody,
   responses: {
     201: { description: 'The connection', schema: Connection },
     409: { description: '`authorization_used`' },
     410: { description: '`authorization_expired`' },
-    422: { description: '`authorization_not_found`, `authorization_refused`, `client_code_mismatch`' },
+    422: { description: '`authorization_not_found`, `authorization_refused`, `client_code_mismatch`, `connection_limit_reached` (20 active connections)' },
     503: { description: '`provider_unavailable` (the authorization stays open) or `provider_not_configured`' },
   },
   handle: async ({ body, caller }) => {
-    const { record, writes } = await completeAuthorization(caller.tenantId, body, caller.now);
+    const { record, writes } = await completeAuthorization(caller.tenantId, body, caller.now, caller.requestId);
     return { status: 201, body: toConnection(record), headers: { location: connectionPath(record.id) }, writes, resourceId: record.id };
   },
 });
@@ -160,7 +164,7 @@ export const revokeConnectionOperation = defineOperation({
     const current = await activeConnection(caller.tenantId, params.id);
     checkVersion(current, body.version);
     const record = { ...current, state: 'revoked' as const, sealedToken: null, version: current.version + 1, updatedAt: nowIso(caller.now) };
-    return { status: 200, body: toConnection(record), writes: [saveConnection(record, body.version)], resourceId: record.id };
+    return { status: 200, body: toConnection(record), writes: [saveConnection(record, body.version), ...(await releaseConnectionSlot(caller.tenantId))], resourceId: record.id };
   },
 });
 

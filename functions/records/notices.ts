@@ -1,23 +1,23 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
-import { auditWrite, SYSTEM_ACTOR_ID } from '../../shared/audit/entry.ts';
-import { newId } from '../../shared/ids.ts';
+import { epochSeconds } from '../../shared/clock.ts';
 import { countInWindow } from '../../shared/rate-limit.ts';
 import { normaliseRut } from '../../shared/chile/rut.ts';
-import type { BillingProvider, ProviderSession } from '../../shared/ports/billing-provider/port.ts';
-import { billingProvider } from '../../shared/ports/billing-provider/registry.ts';
+import { importQueue } from '../../shared/ports/import-queue.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { commit } from '../../shared/table/transaction.ts';
-import { findConnectionRecord, sessionOf, type ConnectionRecord } from '../integrations/connection-record.ts';
-import type { ImportStream } from './api-schemas.ts';
-import { providerCall } from './imports/provider-pages.ts';
-import { judgeBatch } from './observe.ts';
-import { mapStock, mapVariant } from './provider-mapping.ts';
-import type { RecordFields } from './record-schemas.ts';
 
 /** A notice's changes in the audit log: the operation's own id, acted by the system. */
 export const NOTICE_AUDIT_ACTION = 'receiveProviderNotice';
+/** Notices name companies of the provider only (the sandbox sends none). */
+export const NOTICE_ORIGIN = 'provider-chile-v1';
+/** Repeats of one company, topic and resource within this time are one notice. */
+export const NOTICE_REPEAT_SECONDS = 60;
+/** A notice not read within this time is dropped: the hourly import settles what it named. */
+export const NOTICE_KEEP_SECONDS = 3600;
+/** A drain marker this old lost its message (a crash between the marker and the send): the next notice queues another. */
+export const DRAIN_STALE_SECONDS = 300;
 
 /** What the provider sends (provider-chile.md, Notifications); anything else is ignored. */
 const Id = v.union([v.pipe(v.number(), v.integer(), v.minValue(0), v.transform(String)), v.pipe(v.string(), v.regex(/^[0-9]{1,12}$/))]);
@@ -31,20 +31,14 @@ export const Notice = v.object({
 });
 export type Notice = v.InferOutput<typeof Notice>;
 
-/** Notices per client address and minute (the WAF rate rule sits in front in the cloud as well). */
+/** What a notice asks to read again: one variant, or one variant's stock (in one office or all). */
+export type NoticeTarget = { topic: 'variant'; variantId: string } | { topic: 'stock'; variantId: string; officeId: string | null };
+
+/** Notices per viewer address and minute (the WAF rate rule sits in front in the cloud as well). */
 const perMinute = (): number => Number(process.env.PROVIDER_NOTICE_RATE_LIMIT_PER_MINUTE ?? 300) || 300;
 
-/** A fixed one-minute window per client address, counted in the table so every instance sees it. */
-export const countNotice = (sourceIp: string, now: Date): Promise<void> => countInWindow((minute) => keys.noticeRateWindow(sourceIp, minute), perMinute(), now);
-
-/** The active connections that imported this company (the index entry is written by every import). */
-const connectionsOf = async (clientCode: string): Promise<ConnectionRecord[]> => {
-  const { Items = [] } = await table().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.providerCompanyPartition('provider-chile-v1', clientCode) }, Limit: 50 }),
-  );
-  const found = await Promise.all(Items.map((item) => findConnectionRecord(item.tenantId as string, item.connectionId as string)));
-  return found.filter((c): c is ConnectionRecord => !!c && c.state === 'active' && !!c.sealedToken && c.origin === 'provider-chile-v1');
-};
+/** A fixed one-minute window per viewer address, counted in the table so every instance sees it. */
+export const countNotice = (viewerAddress: string, now: Date): Promise<void> => countInWindow((minute) => keys.noticeRateWindow(viewerAddress, minute), perMinute(), now);
 
 /** `variant=2100&office=1` (the provider's notices) or `variantid`/`officeid` in the resource's query. */
 const resourceQuery = (resource: string | undefined): URLSearchParams => {
@@ -55,54 +49,101 @@ const resourceQuery = (resource: string | undefined): URLSearchParams => {
   }
 };
 
-/** What the notice names, read again from the provider: the observations to judge. */
-const refetch = async (notice: Notice, provider: BillingProvider, session: ProviderSession, connectionId: string): Promise<{ stream: ImportStream; observations: RecordFields[] } | undefined> => {
+const decimalId = (value: string | null | undefined): string | null => (value && /^[0-9]{1,12}$/.test(value) ? value : null);
+
+/** The resource a notice names; undefined for other topics and malformed resources (nothing to read). */
+export const noticeTarget = (notice: Notice): NoticeTarget | undefined => {
   const query = resourceQuery(notice.resource);
   if (notice.topic === 'stock') {
-    const variantId = query.get('variant') ?? query.get('variantid') ?? notice.resourceId;
-    if (!variantId || !/^[0-9]{1,12}$/.test(variantId)) return undefined;
-    const officeId = query.get('office') ?? query.get('officeid') ?? undefined;
-    const page = await providerCall(connectionId, () => provider.listStocks(session, { offset: 0 }, { variantId, officeId: officeId && /^[0-9]{1,12}$/.test(officeId) ? officeId : undefined }));
-    return { stream: 'stock_levels', observations: page.items.map(mapStock) };
+    const variantId = decimalId(query.get('variant') ?? query.get('variantid') ?? notice.resourceId);
+    if (!variantId) return undefined;
+    return { topic: 'stock', variantId, officeId: decimalId(query.get('office') ?? query.get('officeid')) };
   }
-  if (notice.topic === 'variant' && notice.resourceId) {
-    const variant = await providerCall(connectionId, () => provider.getVariant(session, notice.resourceId!));
-    return variant ? { stream: 'variants', observations: [mapVariant(variant)] } : undefined;
-  }
+  if (notice.topic === 'variant' && notice.resourceId) return { topic: 'variant', variantId: notice.resourceId };
   return undefined;
 };
 
-/**
- * A provider notice is only a hint (unsigned, never retried): the named resource is read again
- * through each connection of that company and judged by the version rule, as an import would.
- * Returns how many connections it refreshed; nothing the sender can learn from.
- */
-export const applyNotice = async (input: unknown, now: Date, requestId: string): Promise<number> => {
-  const parsed = v.safeParse(Notice, input);
-  if (!parsed.success) return 0;
-  const notice = parsed.output;
-  const clientCode = normaliseRut(String(notice.cpnId));
-  if (!clientCode) return 0;
-  let refreshed = 0;
-  for (const connection of await connectionsOf(clientCode)) {
-    try {
-      const provider = billingProvider(connection.origin);
-      const fetched = await refetch(notice, provider, await sessionOf(connection), connection.id);
-      if (!fetched || fetched.observations.length === 0) continue;
-      const scope = { tenantId: connection.tenantId, connectionId: connection.id, stream: fetched.stream };
-      // The notice is the cause of what it changes: its own id, as an import's id is for an import.
-      const judged = await judgeBatch({ scope, origin: connection.origin, causationId: newId(), now, observations: fetched.observations });
-      // Each commit names the connection whose records it changed; the provider is no member, so the system acts.
-      const audit = () => auditWrite({ tenantId: connection.tenantId, actorId: SYSTEM_ACTOR_ID, action: NOTICE_AUDIT_ACTION, resourceId: connection.id, requestId, now });
-      for (let i = 0; i < judged.writes.length; i += 99) await commit([...judged.writes.slice(i, i + 99), audit()]);
-      refreshed++;
-    } catch (error) {
-      // The sender gets 202 whatever happens: the next import settles what this notice could not.
-      // The logger is loaded here, not at module scope: the operations manifest imports this file,
-      // and the logger fixes LOG_LEVEL when first loaded (the handlers load it after the settings).
-      const { logger } = await import('../../shared/logger.ts');
-      logger.warn('provider notice not applied', { connectionId: connection.id, topic: notice.topic, error: error as Error });
-    }
+const noticeKey = (target: NoticeTarget): string => (target.topic === 'stock' ? `stock#${target.variantId}#${target.officeId ?? '*'}` : `variant#${target.variantId}`);
+
+const conditionFailed = async (write: () => Promise<unknown>): Promise<boolean> => {
+  try {
+    await write();
+    return false;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return true;
+    throw error;
   }
-  return refreshed;
+};
+
+/**
+ * Takes the company's drain marker: true when no drain message is queued (or its marker went
+ * stale), so the caller sends one. One drain message per company at a time, whatever the notices.
+ */
+export const claimDrain = async (clientCode: string, now: Date): Promise<boolean> =>
+  !(await conditionFailed(() =>
+    table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.providerNoticeDrain(NOTICE_ORIGIN, clientCode),
+        UpdateExpression: 'SET queuedAt = :now, expiresAt = :expires, entity = :entity',
+        ConditionExpression: 'attribute_not_exists(queuedAt) OR queuedAt <= :stale',
+        ExpressionAttributeValues: { ':now': epochSeconds(now), ':stale': epochSeconds(now) - DRAIN_STALE_SECONDS, ':expires': epochSeconds(now) + NOTICE_KEEP_SECONDS, ':entity': 'providerNoticeDrain' },
+      }),
+    ),
+  ));
+
+/** Keeps the marker of a drain message that waits for the next minute from going stale. */
+export const touchDrain = (clientCode: string, now: Date): Promise<unknown> =>
+  table().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.providerNoticeDrain(NOTICE_ORIGIN, clientCode),
+      UpdateExpression: 'SET queuedAt = :now, expiresAt = :expires, entity = :entity',
+      ExpressionAttributeValues: { ':now': epochSeconds(now), ':expires': epochSeconds(now) + NOTICE_KEEP_SECONDS, ':entity': 'providerNoticeDrain' },
+    }),
+  );
+
+/**
+ * A provider notice is only a hint (unsigned, never retried). The request records it and answers:
+ * no provider call, no wait. The company's connections read it again later, in the import
+ * worker, within the company's budget (notice-drain.ts). Returns what became of it; nothing the
+ * sender is told.
+ */
+export const recordNotice = async (input: unknown, now: Date, requestId: string): Promise<'ignored' | 'repeat' | 'recorded' | 'queued'> => {
+  const parsed = v.safeParse(Notice, input);
+  if (!parsed.success) return 'ignored';
+  const clientCode = normaliseRut(String(parsed.output.cpnId));
+  const target = noticeTarget(parsed.output);
+  if (!clientCode || !target) return 'ignored';
+  // Only companies some connection imported: a stranger's made-up RUTs leave nothing behind.
+  const { Items = [] } = await table().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.providerCompanyPartition(NOTICE_ORIGIN, clientCode) }, Limit: 1 }),
+  );
+  if (Items.length === 0) return 'ignored';
+  const at = epochSeconds(now);
+  const repeat = await conditionFailed(() =>
+    table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.providerNotice(NOTICE_ORIGIN, clientCode, noticeKey(target)),
+        // A notice recorded anew starts over: every connection reads it again.
+        UpdateExpression: 'SET entity = :entity, clientCode = :company, noticeTarget = :target, receivedAt = :at, requestId = :request, doneBy = :none, expiresAt = :expires',
+        ConditionExpression: 'attribute_not_exists(receivedAt) OR receivedAt <= :repeat',
+        ExpressionAttributeValues: {
+          ':entity': 'providerNotice',
+          ':company': clientCode,
+          ':target': target,
+          ':at': at,
+          ':request': requestId,
+          ':none': [],
+          ':expires': at + NOTICE_KEEP_SECONDS,
+          ':repeat': at - NOTICE_REPEAT_SECONDS,
+        },
+      }),
+    ),
+  );
+  if (repeat) return 'repeat';
+  if (!(await claimDrain(clientCode, now))) return 'recorded';
+  await importQueue().send({ kind: 'notices', origin: NOTICE_ORIGIN, clientCode });
+  return 'queued';
 };

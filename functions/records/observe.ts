@@ -4,7 +4,7 @@ import type { ProviderOrigin } from '../../shared/ports/billing-provider/port.ts
 import type { Write } from '../../shared/table/transaction.ts';
 import type { Conflict, ImportCounts } from './api-schemas.ts';
 import { contentSha256 } from './canonical.ts';
-import { conflictWrite } from './conflict-store.ts';
+import { conflictKey, conflictWrites, recordedConflictKeys } from './conflict-store.ts';
 import { MAPPING_VERSION } from './provider-mapping.ts';
 import { putRecord, readStored, recordId, type RecordScope, type StoredRecord } from './record-store.ts';
 import { ProviderVersion, streams, VersionKind, type RecordFields } from './record-schemas.ts';
@@ -31,8 +31,12 @@ export interface ObservationBatch {
 }
 
 export interface Judged {
+  /** The records' writes, each conditioned on what was read. */
   writes: Write[];
+  /** New conflicts with their guards, committed before the records (commitConflicts). */
+  conflictWrites: Write[];
   counts: ImportCounts;
+  /** The conflicts recorded now; one met before (same record, kind and content) is counted, not recorded again. */
   conflicts: Conflict[];
 }
 
@@ -52,15 +56,13 @@ export const judgeBatch = async (batch: ObservationBatch): Promise<Judged> => {
   // Later observations of the same externalId in one batch are judged against the earlier ones.
   const current = new Map(stored);
   const recordWrites = new Map<string, Write>();
-  const otherWrites: Write[] = [];
-  const conflicts: Conflict[] = [];
+  const met = new Map<string, Omit<Conflict, 'id'>>();
   const counts = emptyCounts();
   const importedAt = nowIso(now);
 
   const conflict = (fields: Omit<Conflict, 'id' | 'connectionId' | 'causationId' | 'stream' | 'origin' | 'createdAt'>) => {
-    const made = conflictWrite(scope.tenantId, { ...fields, connectionId: scope.connectionId, causationId, stream: scope.stream, origin, createdAt: importedAt });
-    otherWrites.push(made.write);
-    conflicts.push(made.conflict);
+    const full = { ...fields, connectionId: scope.connectionId, causationId, stream: scope.stream, origin, createdAt: importedAt };
+    met.set(conflictKey(full), full);
     counts.conflicts++;
   };
 
@@ -111,5 +113,7 @@ export const judgeBatch = async (batch: ObservationBatch): Promise<Judged> => {
     if (verdict.apply === 'create') counts.created++;
     else counts.updated++;
   }
-  return { writes: [...recordWrites.values(), ...otherWrites], counts, conflicts };
+  const recorded = met.size > 0 ? await recordedConflictKeys(scope.tenantId, scope.connectionId, [...met.keys()], now) : new Set<string>();
+  const made = [...met.entries()].filter(([key]) => !recorded.has(key)).map(([, fields]) => conflictWrites(scope.tenantId, fields, now));
+  return { writes: [...recordWrites.values()], conflictWrites: made.flatMap((m) => m.writes), counts, conflicts: made.map((m) => m.conflict) };
 };

@@ -17,7 +17,7 @@ import {
 } from './api-schemas.ts';
 import { listConflicts } from './conflict-store.ts';
 import { getImportRecord, listImportRecords, newImport, toImport } from './imports/import-record.ts';
-import { applyNotice, countNotice, Notice } from './notices.ts';
+import { countNotice, Notice, recordNotice } from './notices.ts';
 import { listRecords, toApiRecord } from './record-store.ts';
 
 const tag = 'Integrations';
@@ -114,10 +114,10 @@ export const listConflictsOperation = defineOperation({
   permission: 'integrations.read',
   params: IdParams,
   query: RecordQuery,
-  responses: { 200: { description: 'A page of conflicts (at most 100); externalId filters them', schema: ConflictPage } },
+  responses: { 200: { description: 'A page of conflicts (at most 100, of the last 90 days); externalId filters them. A page reads at most 200 conflicts: it may hold fewer than limit, even none, with a nextCursor to go on from', schema: ConflictPage } },
   handle: async ({ params, query, caller }) => {
     await getConnectionRecord(caller.tenantId, params.id);
-    return { status: 200, body: await listConflicts(caller.tenantId, params.id, query) };
+    return { status: 200, body: await listConflicts(caller.tenantId, params.id, query, caller.now) };
   },
 });
 
@@ -125,17 +125,18 @@ export const providerNoticeOperation = definePublicOperation({
   operationId: 'receiveProviderNotice',
   method: 'POST',
   path: '/v1/integrations/provider/notifications',
-  summary: 'The billing provider’s notices (unsigned hints): the named resource is read again and judged',
+  summary: 'The billing provider’s notices (unsigned hints): recorded at once; the named resource is read again later and judged',
   tag,
   // Any JSON is taken: a notice of another shape, or of a company without a connection, is ignored.
   body: v.pipe(v.unknown(), v.description(`A provider notice: ${Object.keys(Notice.entries).join(', ')}`)),
   responses: {
-    202: { description: 'Taken; whatever the notice named is read again from the provider (nothing happens for an unknown company or a malformed notice)' },
-    429: { description: '`rate_limited`: too many notices from this address this minute' },
+    202: { description: 'Taken; whatever the notice named is read again from the provider shortly, within the company’s budget of provider reads (nothing happens for an unknown company or a malformed notice)' },
+    429: { description: '`rate_limited`: too many notices from this viewer address this minute' },
   },
+  // No provider call and no wait here: the notice is recorded and the import worker reads it.
   handle: async ({ body, now, sourceIp, requestId }) => {
     await countNotice(sourceIp, now);
-    await applyNotice(body, now, requestId);
+    await recordNotice(body, now, requestId);
     return { status: 202 };
   },
 });

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderOrigin } from '../../shared/ports/billing-provider/port.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import type { ImportStream } from './api-schemas.ts';
+import { batchGetConsistent } from './batch-get.ts';
 import type { RecordFields } from './record-schemas.ts';
 
 export const RECORD_ENTITY = 'canonicalRecord';
@@ -59,23 +60,9 @@ export const toApiRecord = (record: StoredRecord): Omit<StoredRecord, 'sha256'> 
  * them, and every write is conditioned on what was read here).
  */
 export const readStored = async (scope: RecordScope, externalIds: string[]): Promise<Map<string, StoredRecord>> => {
-  const found = new Map<string, StoredRecord>();
   const unique = [...new Set(externalIds)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: { Keys: unique.slice(i, i + 100).map((externalId) => recordKey(scope, recordId(scope, externalId))), ConsistentRead: true },
-    };
-    for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
-      const answer = await table().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of answer.Responses?.[tableName()] ?? []) {
-        const record = fromItem(item);
-        found.set(record.externalId, record);
-      }
-      request = answer.UnprocessedKeys as typeof request;
-    }
-  }
-  return found;
+  const items = await batchGetConsistent(unique.map((externalId) => recordKey(scope, recordId(scope, externalId))));
+  return new Map(items.map(fromItem).map((record) => [record.externalId, record]));
 };
 
 export const getRecord = async (scope: RecordScope, externalId: string): Promise<StoredRecord | undefined> => {

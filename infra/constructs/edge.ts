@@ -319,7 +319,8 @@ const apiBehavior = (cachePolicy: ICachePolicy): AddBehaviorOptions => ({
   allowedMethods: AllowedMethods.ALLOW_ALL,
   cachePolicy,
   // With caching disabled this policy also passes Authorization on; Host must stay out, or
-  // API Gateway would see the distribution's name instead of its own.
+  // API Gateway would see the distribution's name instead of its own. It also carries
+  // CloudFront-Viewer-Address, the viewer the per-address limits count (API Gateway sees the edge).
   originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
   responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
   compress: true,

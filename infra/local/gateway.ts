@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { FunctionGroup } from '../../functions/index.ts';
 import { runAs } from '../../shared/aws-calls/identity.ts';
 import { routeKey } from '../../shared/http/operation.ts';
+import { VIEWER_ADDRESS_HEADER } from '../../shared/http/edge-headers.ts';
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -148,6 +149,8 @@ export class LocalGateway {
     }
     const { route, values } = match;
     const headers = headersOf(req);
+    // As CloudFront does for the API behaviour; a caller playing CloudFront (with the origin secret) may set its own.
+    headers[VIEWER_ADDRESS_HEADER] ??= `${req.socket.remoteAddress ?? '127.0.0.1'}:${req.socket.remotePort ?? 0}`;
     const text = textLike(headers['content-type']);
     const now = new Date();
     const requestId = randomUUID();

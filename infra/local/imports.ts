@@ -1,12 +1,12 @@
 import { importWorker } from '../../functions/jobs.ts';
 import { invokedAs } from '../../shared/aws-calls/identity.ts';
-import { importMessageBody, setImportQueue, type ImportMessage } from '../../shared/ports/import-queue.ts';
+import { importMessageBody, importMessageGroup, setImportQueue, type ImportQueueMessage } from '../../shared/ports/import-queue.ts';
 import { join } from 'node:path';
 import { Journal } from './stand-ins/journal.ts';
 import { LocalQueue, type QueueJournalEntry } from './stand-ins/local-queue.ts';
 
 export interface LocalImports {
-  queue: LocalQueue<ImportMessage>;
+  queue: LocalQueue<ImportQueueMessage>;
   stop(): Promise<void>;
 }
 
@@ -19,13 +19,15 @@ export interface LocalImports {
 export const startLocalImports = async (options: { stateDir?: string } = {}): Promise<LocalImports> => {
   // Invoked as the worker's Lambda, so the IAM check holds its calls against that role.
   const handler = invokedAs(importWorker.name, (await import('../../functions/records/imports/worker-handler.ts')).handler);
-  const queue = new LocalQueue<ImportMessage>({
+  const queue = new LocalQueue<ImportQueueMessage>({
     consumer: handler,
     batchSize: 1,
     // Long enough for one page of parties with their contacts at 10 requests a second.
     visibilityTimeoutSeconds: Number(process.env.IMPORT_VISIBILITY_TIMEOUT_SECONDS ?? 60),
     maxReceiveCount: 5,
     encode: importMessageBody,
+    // As SQS fair queues: one tenant's backlog does not hold back another tenant's first page.
+    group: importMessageGroup,
     name: 'record-imports',
     journal: options.stateDir ? new Journal<QueueJournalEntry>(join(options.stateDir, 'import-queue.jsonl')) : undefined,
   });

@@ -29,7 +29,7 @@ const invoke = (event: ApiEvent, context: ApiContext): Promise<Outcome> => {
       body: input.body,
       requestId: context.requestId,
       now: context.receivedAt,
-      sourceIp: event.requestContext.http.sourceIp,
+      sourceIp: context.viewerAddress ?? event.requestContext.http.sourceIp,
       acceptLanguage: header(event, 'accept-language'),
     });
   }

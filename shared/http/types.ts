@@ -14,6 +14,8 @@ export interface ApiContext extends Context {
   receivedAt: Date;
   /** Absolute base of the links this request's answer makes, or '' for relative ones. */
   publicBaseUrl: string;
+  /** The viewer's address from CloudFront-Viewer-Address, once the origin check vouched for it. */
+  viewerAddress?: string;
   claims?: JwtPayload;
   tenantId?: string;
   member?: Member;

@@ -15,21 +15,43 @@ export interface ImportMessage {
   step: number;
 }
 
+/** "Read the pending notices of this provider company", within its budget (functions/records/notice-drain.ts). */
+export interface NoticeDrainMessage {
+  kind: 'notices';
+  origin: string;
+  clientCode: string;
+}
+
+export type ImportQueueMessage = ImportMessage | NoticeDrainMessage;
+
+export const isNoticeDrain = (message: ImportQueueMessage): message is NoticeDrainMessage => 'kind' in message && message.kind === 'notices';
+
 export interface ImportQueuePort {
   /** delaySeconds: 0-900 (SQS's limit), as for the webhook queue. */
-  send(message: ImportMessage, delaySeconds?: number): Promise<void>;
+  send(message: ImportQueueMessage, delaySeconds?: number): Promise<void>;
 }
 
 /** Only the message's own fields go on the wire, whatever else the caller's object holds. */
-export const importMessageBody = (message: ImportMessage): string =>
-  JSON.stringify({ tenantId: message.tenantId, connectionId: message.connectionId, importId: message.importId, step: message.step });
+export const importMessageBody = (message: ImportQueueMessage): string =>
+  isNoticeDrain(message)
+    ? JSON.stringify({ kind: message.kind, origin: message.origin, clientCode: message.clientCode })
+    : JSON.stringify({ tenantId: message.tenantId, connectionId: message.connectionId, importId: message.importId, step: message.step });
+
+/**
+ * The message's fairness group (SQS fair queues, MessageGroupId on a standard queue): the tenant
+ * of an import, the company of notices. A tenant with many imports queued does not hold back
+ * another tenant's first page: the queue serves groups without a backlog first.
+ */
+export const importMessageGroup = (message: ImportQueueMessage): string => (isNoticeDrain(message) ? `notices#${message.origin}#${message.clientCode}` : message.tenantId);
 
 export class SqsImportQueue implements ImportQueuePort {
   constructor(private readonly options: { queueUrl: string; client: SQSClient }) {}
 
-  async send(message: ImportMessage, delaySeconds = 0): Promise<void> {
+  async send(message: ImportQueueMessage, delaySeconds = 0): Promise<void> {
     const DelaySeconds = checkDelaySeconds(delaySeconds);
-    await this.options.client.send(new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: importMessageBody(message), DelaySeconds }));
+    await this.options.client.send(
+      new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: importMessageBody(message), DelaySeconds, MessageGroupId: importMessageGroup(message) }),
+    );
   }
 }
 

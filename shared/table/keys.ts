@@ -108,6 +108,10 @@ export const keys = {
   /** A billing-provider connection; a tenant's connections are listed oldest first. */
   providerConnection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `CONN#${connectionId}` }),
   providerConnectionPrefix: 'CONN#',
+  /** How many connections of the tenant are active, kept in every write that changes it (at most 20). */
+  activeConnectionCount: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'CONNACTIVE' }),
+  /** Where the hourly import schedule stopped among the active connections (it goes on from there). */
+  importScheduleCursor: () => ({ pk: 'PCONN#SCHEDULE', sk: 'CURSOR' }),
   /** An import of a connection; a connection's imports are listed oldest first (UUIDv7 ids). */
   providerImport: (tenantId: string, connectionId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${connectionId}#${importId}` }),
   providerImportPrefix: (connectionId: string) => `IMPORT#${connectionId}#`,
@@ -124,9 +128,24 @@ export const keys = {
   recordConflict: (tenantId: string, connectionId: string, conflictId: string) => ({ pk: `${tenantPk(tenantId)}#CONFLICT#${connectionId}`, sk: `C#${conflictId}` }),
   recordConflictPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#CONFLICT#${connectionId}`,
   recordConflictPrefix: 'C#',
+  /**
+   * Held for as long as its conflict lives: one per record, conflict kind and incoming content
+   * (hash), so the same bad content met by every hourly import is one conflict.
+   */
+  recordConflictGuard: (tenantId: string, connectionId: string, contentKey: string) => ({ pk: `${tenantPk(tenantId)}#CONFLICT#${connectionId}`, sk: `CKEY#${contentKey}` }),
   /** The connections that imported a provider company, for its notices (which name the company only). */
   providerCompanyConnection: (origin: string, clientCode: string, tenantId: string, connectionId: string) => ({ pk: `PCOMPANY#${origin}#${clientCode}`, sk: `${tenantId}#${connectionId}` }),
   providerCompanyPartition: (origin: string, clientCode: string) => `PCOMPANY#${origin}#${clientCode}`,
+  /**
+   * A provider company's notices waiting to be read (one per topic and resource: a repeat within
+   * 60 s is the same notice), its drain marker (one drain message queued at a time) and its
+   * per-minute budget of provider reads, all in one partition of the company.
+   */
+  providerNotice: (origin: string, clientCode: string, noticeKey: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `N#${noticeKey}` }),
+  providerNoticePartition: (origin: string, clientCode: string) => `PNOTICE#${origin}#${clientCode}`,
+  providerNoticePrefix: 'N#',
+  providerNoticeDrain: (origin: string, clientCode: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: 'DRAIN' }),
+  providerNoticeBudget: (origin: string, clientCode: string, minute: number) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `BUDGET#${minute}` }),
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**

@@ -76,4 +76,14 @@ describe('integrations function', () => {
     }
     expect(synth.nagReport.success, JSON.stringify(synth.nagReport.violations, null, 1)).toBe(true);
   });
+
+  it('gets the viewer’s address from CloudFront for the provider notices’ per-address limit', () => {
+    const [, distribution] = synth.resources('AWS::CloudFront::Distribution')[0]!;
+    const config = distribution.Properties.DistributionConfig;
+    // AllViewerExceptHostHeader: every viewer header but Host, plus CloudFront's device and viewer
+    // location headers, CloudFront-Viewer-Address among them. API Gateway's own source address is the edge's.
+    expect(config.DefaultCacheBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+    const patterns = (config.CacheBehaviors ?? []).map((b: { PathPattern: string }) => b.PathPattern) as string[];
+    expect(patterns.filter((p) => p.startsWith('/v1/integrations') || p === '/v1/*' || p === '*')).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { ProviderUnavailableError } from '../../../shared/ports/billing-provider/errors.ts';
-import { PAGE_LIMIT, type BillingProvider, type Contact, type Page, type ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
+import { PAGE_LIMIT, type BillingProvider, type Contact, type InvalidItem, type Page, type ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
 import type { ImportStream } from '../api-schemas.ts';
 import { mapClient, mapStock, mapVariant } from '../provider-mapping.ts';
 import type { RecordFields } from '../record-schemas.ts';
@@ -21,7 +21,26 @@ const lastCall = new Map<string, number>();
  * from the answer rather than the start keeps arrivals at the provider apart even when a request
  * left late (a busy event loop), which a 10-a-second window would count twice.
  */
-export const providerCall = async <T>(connectionId: string, call: () => Promise<T>): Promise<T> => {
+export const providerCall = async <T>(connectionId: string, call: () => Promise<T>, maxRateWaits = MAX_RATE_WAITS): Promise<T> => {
+  // One call of a connection at a time in this container: two deliveries of one message (a
+  // visibility timeout that ran out under load), or a page and a notice, would otherwise both
+  // space from the same answer and reach the provider together.
+  const previous = inTurn.get(connectionId) ?? Promise.resolve();
+  let done!: () => void;
+  const turn = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  inTurn.set(connectionId, turn);
+  await previous;
+  try {
+    return await spacedCall(connectionId, call, maxRateWaits);
+  } finally {
+    done();
+    if (inTurn.get(connectionId) === turn) inTurn.delete(connectionId);
+  }
+};
+
+const inTurn = new Map<string, Promise<void>>();
+
+const spacedCall = async <T>(connectionId: string, call: () => Promise<T>, maxRateWaits: number): Promise<T> => {
   for (let waits = 0; ; waits++) {
     const due = (lastCall.get(connectionId) ?? 0) + minIntervalMs();
     const now = Date.now();
@@ -32,7 +51,7 @@ export const providerCall = async <T>(connectionId: string, call: () => Promise<
       return answer;
     } catch (error) {
       lastCall.set(connectionId, Date.now());
-      if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= MAX_RATE_WAITS) throw error;
+      if (!(error instanceof ProviderUnavailableError) || error.reason !== 'rate_limited' || waits >= maxRateWaits) throw error;
       const seconds = Math.min(10, Number(error.headers['retry-after'] ?? 1) || 1);
       await sleep(seconds * 1000);
     }
@@ -45,16 +64,25 @@ export interface ObservedPage {
   nextOffset: number | null;
 }
 
-const contactsOf = async (provider: BillingProvider, session: ProviderSession, connectionId: string, clientId: string): Promise<Contact[]> => {
+/**
+ * An item the port could not read, as an observation the record schemas refuse: the version rule
+ * makes it an invalid_record conflict (its content hash is the provider's item itself), and the
+ * page goes on.
+ */
+export const unreadable = (item: InvalidItem): RecordFields => ({ externalId: item.externalId ?? '', unreadable: item.reason, providerItem: item.raw ?? null }) as unknown as RecordFields;
+
+const contactsOf = async (provider: BillingProvider, session: ProviderSession, connectionId: string, clientId: string): Promise<{ contacts: Contact[]; invalid: InvalidItem[] }> => {
   const contacts: Contact[] = [];
+  const invalid: InvalidItem[] = [];
   let offset: number | null = 0;
-  while (offset !== null && contacts.length <= MAX_CONTACTS) {
+  while (offset !== null && contacts.length + invalid.length <= MAX_CONTACTS) {
     const at: number = offset;
     const page: Page<Contact> = await providerCall(connectionId, () => provider.listContacts(session, clientId, { offset: at, limit: PAGE_LIMIT }));
     contacts.push(...page.items);
+    invalid.push(...(page.invalid ?? []));
     offset = page.nextOffset;
   }
-  return contacts;
+  return { contacts, invalid };
 };
 
 /** One provider page of a stream, mapped (parties with their contacts, read apart). */
@@ -62,14 +90,19 @@ export const readProviderPage = async (provider: BillingProvider, session: Provi
   const request = { offset, limit: PAGE_LIMIT };
   if (stream === 'variants') {
     const page = await providerCall(connectionId, () => provider.listVariants(session, request));
-    return { observations: page.items.map(mapVariant), nextOffset: page.nextOffset };
+    return { observations: [...page.items.map(mapVariant), ...(page.invalid ?? []).map(unreadable)], nextOffset: page.nextOffset };
   }
   if (stream === 'stock_levels') {
     const page = await providerCall(connectionId, () => provider.listStocks(session, request));
-    return { observations: page.items.map(mapStock), nextOffset: page.nextOffset };
+    return { observations: [...page.items.map(mapStock), ...(page.invalid ?? []).map(unreadable)], nextOffset: page.nextOffset };
   }
   const page = await providerCall(connectionId, () => provider.listClients(session, request));
-  const observations: RecordFields[] = [];
-  for (const client of page.items) observations.push(mapClient(client, await contactsOf(provider, session, connectionId, client.id)));
+  const observations: RecordFields[] = (page.invalid ?? []).map(unreadable);
+  for (const client of page.items) {
+    const { contacts, invalid } = await contactsOf(provider, session, connectionId, client.id);
+    const party = mapClient(client, contacts);
+    // An unreadable contact makes its party invalid: stored without it, the party would be wrong.
+    observations.push(invalid.length === 0 ? party : unreadable({ externalId: client.id, raw: { client, unreadableContacts: invalid.map((i) => i.raw ?? null) }, reason: invalid[0]!.reason }));
+  }
   return { observations, nextOffset: page.nextOffset };
 };

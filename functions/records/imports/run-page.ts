@@ -8,6 +8,7 @@ import { billingProvider } from '../../../shared/ports/billing-provider/registry
 import { importQueue, type ImportMessage } from '../../../shared/ports/import-queue.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { findConnectionRecord, sessionOf } from '../../integrations/connection-record.ts';
+import { commitConflicts } from '../conflict-store.ts';
 import { addCounts, judgeBatch } from '../observe.ts';
 import { findImportRecord, finishWrites, ImportMovedError, progressWrite, type ImportRecord } from './import-record.ts';
 import { readProviderPage } from './provider-pages.ts';
@@ -55,7 +56,19 @@ export const runImportPage = async (message: ImportMessage, receiveCount = 1, no
     return 'resent';
   }
   if (record.step !== message.step) return 'redelivery';
+  try {
+    return await applyPage(record, receiveCount, now);
+  } catch (error) {
+    // The last delivery never leaves the import wedged (running, its lock held, its message in the
+    // dead letters): it fails the import, which releases the lock, so a new import can start.
+    if (receiveCount < MAX_RECEIVES || error instanceof ImportMovedError) throw error;
+    logger.error('import page failed on its last delivery', { importId: record.id, error: error as Error });
+    return fail(record, { code: 'import_page_failed', message: 'A page of the import kept failing; the import stopped. Start a new one.' }, now);
+  }
+};
 
+/** Reads, judges and commits the page the import stands at. */
+const applyPage = async (record: ImportRecord, receiveCount: number, now: Date): Promise<PageOutcome> => {
   const connection = await findConnectionRecord(record.tenantId, record.connectionId);
   if (!connection || connection.state !== 'active' || !connection.sealedToken) {
     return fail(record, { code: 'connection_revoked', message: 'The connection was revoked during the import.' }, now);
@@ -86,6 +99,7 @@ export const runImportPage = async (message: ImportMessage, receiveCount = 1, no
     updatedAt: nowIso(now),
     finishedAt: lastOfImport ? nowIso(now) : null,
   };
+  await commitConflicts(judged.conflictWrites);
   try {
     await commit([progressWrite(next, record.step), ...judged.writes, ...(lastOfImport ? finishWrites(next, now) : []), pageAudit(record, now)]);
   } catch (error) {

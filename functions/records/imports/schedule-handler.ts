@@ -1,9 +1,11 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
 import { auditWrite, SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
 import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import { importQueue } from '../../../shared/ports/import-queue.ts';
-import { tableName } from '../../../shared/table/client.ts';
-import { ACTIVE_CONNECTIONS_PARTITION } from '../../../shared/table/keys.ts';
+import { table, tableName } from '../../../shared/table/client.ts';
+import { ACTIVE_CONNECTIONS_PARTITION, keys } from '../../../shared/table/keys.ts';
 import { queryAll } from '../../../shared/table/query-all.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { toConnectionRecord, type ConnectionRecord } from '../../integrations/connection-record.ts';
@@ -15,16 +17,47 @@ const IDLE_MS = 15 * 60_000;
 /** The schedule's action in the audit log (a job names its own, decisions 12). */
 export const SCHEDULE_IMPORT_AUDIT_ACTION = 'scheduleProviderImport';
 
-/** Every active connection, from the sparse index only they carry (no Scan of the table). */
-const activeConnections = async function* (): AsyncGenerator<ConnectionRecord> {
-  const items = queryAll({
+/** Connections one run looks at, at most: the next run goes on after the last one (IMPORT_SCHEDULE_MAX_PER_RUN). */
+const maxPerRun = (): number => Number(process.env.IMPORT_SCHEDULE_MAX_PER_RUN ?? 500) || 500;
+/** A run stops starting imports this long before its Lambda's timeout. */
+const RESERVE_MS = 30_000;
+
+type IndexKey = { pk: string; sk: string; gsi2pk: string; gsi2sk: string };
+const indexKeyOf = (item: Record<string, unknown>): IndexKey => ({ pk: item.pk as string, sk: item.sk as string, gsi2pk: item.gsi2pk as string, gsi2sk: item.gsi2sk as string });
+
+/** The active connections from the sparse index only they carry (no Scan), after `after` when given. */
+const activeConnections = async function* (after: IndexKey | undefined): AsyncGenerator<Record<string, unknown>> {
+  const query = {
     TableName: tableName(),
     IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': ACTIVE_CONNECTIONS_PARTITION },
-  });
-  for await (const item of items) yield toConnectionRecord(item);
+    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': ACTIVE_CONNECTIONS_PARTITION, ...(after ? { ':after': after.gsi2sk } : {}) },
+  };
+  yield* queryAll(query);
 };
+
+/**
+ * The index in a circle: from after the cursor to its end, then from its start up to and
+ * including the cursor (a run that goes all round looks at each once). A run that stops early
+ * (at most maxPerRun, or near its timeout) leaves the rest to the next run rather than to the
+ * same first connections every hour.
+ */
+const fromCursor = async function* (cursor: IndexKey | undefined): AsyncGenerator<Record<string, unknown>> {
+  yield* activeConnections(cursor);
+  if (!cursor) return;
+  for await (const item of activeConnections(undefined)) {
+    if ((item.gsi2sk as string) > cursor.gsi2sk) return;
+    yield item;
+  }
+};
+
+const readCursor = async (): Promise<IndexKey | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.importScheduleCursor(), ConsistentRead: true }));
+  return Item?.after as IndexKey | undefined;
+};
+
+const saveCursor = (after: IndexKey): Promise<unknown> =>
+  table().send(new PutCommand({ TableName: tableName(), Item: { ...keys.importScheduleCursor(), entity: 'importScheduleCursor', after } }));
 
 /** Starts an import of one connection, or resumes its import when that one went idle. */
 export const importConnection = async (connection: ConnectionRecord, now: Date, runId = newId()): Promise<'started' | 'resumed' | 'running'> => {
@@ -49,12 +82,25 @@ export const importConnection = async (connection: ConnectionRecord, now: Date, 
   return 'started';
 };
 
-/** The hourly EventBridge schedule (decisions 10): every active connection imports. */
-export const handler = async (): Promise<Record<string, number>> => {
-  const tally: Record<string, number> = { started: 0, resumed: 0, running: 0, failed: 0 };
+/**
+ * The hourly EventBridge schedule (decisions 10): every active provider connection imports.
+ * Sandbox connections never do (they are for trying the flow; their data is generated).
+ */
+export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<Record<string, number>> => {
+  const tally: Record<string, number> = { started: 0, resumed: 0, running: 0, failed: 0, sandbox: 0 };
   const now = new Date();
   const runId = newId();
-  for await (const connection of activeConnections()) {
+  let last: IndexKey | undefined;
+  let seen = 0;
+  for await (const item of fromCursor(await readCursor())) {
+    if (seen >= maxPerRun() || (context && context.getRemainingTimeInMillis() < RESERVE_MS)) break;
+    seen++;
+    last = indexKeyOf(item);
+    const connection = toConnectionRecord(item);
+    if (connection.origin === 'sandbox-v1') {
+      tally.sandbox!++;
+      continue;
+    }
     try {
       tally[await importConnection(connection, now, runId)]!++;
     } catch (error) {
@@ -62,6 +108,7 @@ export const handler = async (): Promise<Record<string, number>> => {
       logger.error('scheduled import not started', { connectionId: connection.id, error: error as Error });
     }
   }
+  if (last) await saveCursor(last);
   logger.info('scheduled imports', tally);
   return tally;
 };

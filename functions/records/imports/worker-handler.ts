@@ -1,10 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../../../shared/logger.ts';
-import type { ImportMessage } from '../../../shared/ports/import-queue.ts';
+import { isNoticeDrain, type ImportQueueMessage } from '../../../shared/ports/import-queue.ts';
+import { drainNotices } from '../notice-drain.ts';
 import { runImportPage } from './run-page.ts';
 
 /**
- * The import queue's consumer (ReportBatchItemFailures). Each message is one page of one import;
+ * The import queue's consumer (ReportBatchItemFailures). Each message is one page of one import
+ * (or a provider company's notices to read, notice-drain.ts);
  * a message that fails comes back after its visibility timeout, and the import's step makes the
  * repeat harmless. Pages of one import never overlap: its next message is sent only after commit.
  */
@@ -12,7 +14,11 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
-      const message = JSON.parse(record.body) as ImportMessage;
+      const message = JSON.parse(record.body) as ImportQueueMessage;
+      if (isNoticeDrain(message)) {
+        logger.info('provider notices', { clientCode: message.clientCode, outcome: await drainNotices(message) });
+        continue;
+      }
       const outcome = await runImportPage(message, Number(record.attributes.ApproximateReceiveCount ?? 1));
       logger.info('import page', { importId: message.importId, step: message.step, outcome });
     } catch (error) {

@@ -13,6 +13,13 @@ export interface LocalQueueOptions<M = QueueMessage> {
   onDeadLetter?: (message: M, record: SQSRecord) => void;
   /** What goes on the wire. @default the webhook message's two ids */
   encode?: (message: M) => string;
+  /**
+   * The message's group, as MessageGroupId on an SQS fair queue: a receive prefers the visible
+   * message whose group has the fewest messages in flight (then the smallest backlog), so a
+   * group's backlog never holds back another group's message for longer than one delivery takes.
+   * Without it, the order of sending.
+   */
+  group?: (message: M) => string;
   /** The queue's name in the records' eventSourceARN. @default webhook-attempts */
   name?: string;
   pollMs?: number;
@@ -31,6 +38,7 @@ interface Stored {
   /** Until then the message is delayed (never received) or in flight (received, not deleted). */
   visibleAt: number;
   receiveCount: number;
+  group?: string;
   firstReceivedAt?: number;
   receiptHandle?: string;
   lastRecord?: SQSRecord;
@@ -48,7 +56,7 @@ const stored = ({ lastRecord: _lastRecord, ...rest }: Stored): Omit<Stored, 'las
  * restart (once its delay or visibility timeout has passed).
  */
 export class LocalQueue<M = QueueMessage> {
-  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal'>;
+  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal' | 'group'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal' | 'group'>;
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
   private readonly batches = new Set<Promise<void>>();
@@ -93,7 +101,7 @@ export class LocalQueue<M = QueueMessage> {
     const delay = checkDelaySeconds(delaySeconds);
     const now = Date.now();
     const messageId = randomUUID();
-    const m: Stored = { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0 };
+    const m: Stored = { messageId, body: this.options.encode(message), sentAt: now, visibleAt: now + delay * 1000, receiveCount: 0, group: this.options.group?.(message) };
     // Kept before send returns: a message the sender saw accepted survives a crash right after.
     this.options.journal?.append({ put: m });
     this.messages.set(messageId, m);
@@ -136,12 +144,33 @@ export class LocalQueue<M = QueueMessage> {
     }
   }
 
+  /** Visible messages in the order a receive takes them: by send, or fairly across groups. */
+  private visibleInOrder(now: number): Stored[] {
+    const visible = [...this.messages.values()].filter((m) => m.visibleAt <= now);
+    if (!this.options.group) return visible;
+    const inFlight = new Map<string | undefined, number>();
+    for (const m of this.messages.values()) if (m.receiveCount > 0 && m.visibleAt > now) inFlight.set(m.group, (inFlight.get(m.group) ?? 0) + 1);
+    const waiting = new Map<string | undefined, number>();
+    for (const m of visible) waiting.set(m.group, (waiting.get(m.group) ?? 0) + 1);
+    // Fewest in flight first; between equals, the smaller backlog (a quiet tenant before a busy one).
+    const rank = (m: Stored) => (inFlight.get(m.group) ?? 0) * 1e9 + (waiting.get(m.group) ?? 0);
+    const ordered: Stored[] = [];
+    while (visible.length > 0) {
+      let best = 0;
+      for (let i = 1; i < visible.length; i++) if (rank(visible[i]!) < rank(visible[best]!)) best = i;
+      const [next] = visible.splice(best, 1);
+      inFlight.set(next!.group, (inFlight.get(next!.group) ?? 0) + 1);
+      waiting.set(next!.group, (waiting.get(next!.group) ?? 0) - 1);
+      ordered.push(next!);
+    }
+    return ordered;
+  }
+
   private receive(): Stored[] {
     const now = Date.now();
     const batch: Stored[] = [];
-    for (const m of this.messages.values()) {
+    for (const m of this.visibleInOrder(now)) {
       if (batch.length >= this.options.batchSize) break;
-      if (m.visibleAt > now) continue;
       // As SQS's redrive policy: a message received maxReceiveCount times moves on its next receive.
       if (m.receiveCount >= this.options.maxReceiveCount) {
         this.deadLetter(m);

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { config } from '../../config.ts';
 import { DependencyUnavailableError, OriginNotVerifiedError } from '../../errors.ts';
 import { secrets, type SecretStage } from '../../ports/secrets.ts';
-import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../edge-headers.ts';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER, VIEWER_HOST_HEADER } from '../edge-headers.ts';
 import { isDependencyFailure } from '../problem.ts';
 import { header, type ApiEvent, type ApiMiddleware } from '../types.ts';
 
@@ -55,6 +55,12 @@ const publicBaseUrl = (event: ApiEvent, originChecked: boolean): string => {
   return host && HOST.test(host) ? `https://${host.toLowerCase()}` : '';
 };
 
+/** The address part of `address:port` (IPv6 with or without brackets); undefined when it is not one. */
+export const viewerAddressOf = (value: string | undefined): string | undefined => {
+  const match = value === undefined ? null : /^\[?([0-9a-f.:]{2,45}?)\]?:(\d{1,5})$/i.exec(value.trim());
+  return match ? match[1]!.toLowerCase() : undefined;
+};
+
 /**
  * Second in the chain, before any token or table work: in the cloud only CloudFront knows the
  * origin secret, so a request that went around CloudFront and WAF (the execute-api address)
@@ -66,5 +72,7 @@ export const originVerify = (): ApiMiddleware => ({
     const secretArn = config.originVerifySecretArn;
     if (secretArn && !(await verified(secretArn, header(event, ORIGIN_VERIFY_HEADER)))) throw new OriginNotVerifiedError();
     context.publicBaseUrl = publicBaseUrl(event, secretArn !== undefined);
+    // Per-address limits count the viewer, not CloudFront's edge; a viewer's own header never passes the check.
+    if (secretArn) context.viewerAddress = viewerAddressOf(header(event, VIEWER_ADDRESS_HEADER));
   },
 });

@@ -113,6 +113,19 @@ export interface Page<T> {
   count: number | null;
   /** Offset of the next page, null on the last one. */
   nextOffset: number | null;
+  /**
+   * Items of the page that could not be read (null, no id, a quantity that does not parse): kept
+   * apart so one bad item never fails the whole page. Imports record them as invalid_record.
+   */
+  invalid?: InvalidItem[];
+}
+
+/** A provider item the port could not read, with what could be told of it. */
+export interface InvalidItem {
+  /** Its id (for a stock line `variant:office`) when it has one. */
+  externalId: string | null;
+  raw: unknown;
+  reason: string;
 }
 
 export interface PageRequest {

@@ -165,9 +165,9 @@ export class ProviderChile implements BillingProvider {
     if (request.activeOnly) query.set('state', '0');
     const { body } = await this.api(session, 'GET', `${path}?${query}`, undefined, request.signal);
     if (!Array.isArray(body.items)) throw new ProviderUnavailableError('bad_answer', 200);
-    const items = (body.items as Raw[]).map(read);
-    const more = body.next !== undefined && body.next !== null && body.next !== '' && items.length > 0;
-    return { items, count: typeof body.count === 'number' ? body.count : null, nextOffset: more ? offset + items.length : null };
+    const { items, invalid } = shapes.readEach(body.items as unknown[], read);
+    const more = body.next !== undefined && body.next !== null && body.next !== '' && body.items.length > 0;
+    return { items, invalid, count: typeof body.count === 'number' ? body.count : null, nextOffset: more ? offset + body.items.length : null };
   }
 
   listOffices = (session: ProviderSession, page?: PageRequest) => this.page(session, '/v1/offices.json', shapes.readOffice, page);

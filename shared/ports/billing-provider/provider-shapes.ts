@@ -1,4 +1,4 @@
-import type { Client, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, StockLevel, Tax, Variant } from './port.ts';
+import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, StockLevel, Tax, Variant } from './port.ts';
 
 /**
  * The provider's JSON (provider-chile.md) read into the port's shapes. The HTTP adapter reads its
@@ -26,6 +26,39 @@ const num = (value: unknown): number | null => {
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
   return null;
 };
+/**
+ * A quantity: absent is 0 (sandbox files may leave one out), a number or a numeric string is
+ * read, anything else (null, "abc", an object) makes the item unreadable rather than a silent 0.
+ */
+const quantity = (value: unknown, what: string): number => {
+  if (value === undefined) return 0;
+  const out = num(value);
+  if (out === null) throw new TypeError(`provider ${what} with a quantity that does not parse`);
+  return out;
+};
+
+/**
+ * Reads a list's items one by one: an item that cannot be read goes to `invalid` (with its id
+ * when it has one) and the others are read as usual, so one bad item never fails a page.
+ */
+export const readEach = <T>(raws: unknown[], read: (raw: Raw) => T): { items: T[]; invalid: InvalidItem[] } => {
+  const items: T[] = [];
+  const invalid: InvalidItem[] = [];
+  for (const raw of raws) {
+    try {
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError('provider item that is not an object');
+      items.push(read(raw as Raw));
+    } catch (error) {
+      const r = (raw && typeof raw === 'object' ? raw : {}) as Raw;
+      const variant = id(r.variant);
+      const office = id(r.office);
+      const externalId = id(r.id) ?? (variant !== null && office !== null ? `${variant}:${office}` : null);
+      invalid.push({ externalId, raw, reason: (error as Error).message });
+    }
+  }
+  return { items, invalid };
+};
+
 /** `state` 0 is active; a missing state counts as active (the provider always sends it). */
 const active = (raw: Raw): boolean => raw.state === undefined || raw.state === null || Number(raw.state) === 0;
 const version = (raw: Raw): string | null => (raw.version === undefined || raw.version === null ? null : String(raw.version));
@@ -62,9 +95,9 @@ export const readVariant = (raw: Raw): Variant => ({
 export const readStock = (raw: Raw): StockLevel => ({
   variantId: requiredId(raw.variant, 'stock variant'),
   officeId: requiredId(raw.office, 'stock office'),
-  quantity: num(raw.quantity) ?? 0,
-  quantityReserved: num(raw.quantityReserved) ?? 0,
-  quantityAvailable: num(raw.quantityAvailable) ?? 0,
+  quantity: quantity(raw.quantity, 'stock'),
+  quantityReserved: quantity(raw.quantityReserved, 'stock'),
+  quantityAvailable: quantity(raw.quantityAvailable, 'stock'),
   version: version(raw),
 });
 

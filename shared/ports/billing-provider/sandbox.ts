@@ -113,11 +113,16 @@ export class SandboxProvider implements BillingProvider {
   private page<T>(session: ProviderSession, list: (clientCode: string) => Record<string, unknown>[], read: (raw: Record<string, unknown>) => T, request: PageRequest = {}): Promise<Page<T>> {
     return this.run('list', () => {
       if (request.signal?.aborted) throw new ProviderUnavailableError('timeout');
-      const all = list(this.clientCodeOf(session)).map(read).filter((item) => !request.activeOnly || (item as { active?: boolean }).active !== false);
+      // Read one by one as the HTTP adapter does, so a bad item in a data file is set apart, not fatal.
+      const all = list(this.clientCodeOf(session)).filter((raw) => {
+        const { items } = shapes.readEach([raw], read);
+        return !request.activeOnly || items.length === 0 || (items[0] as { active?: boolean }).active !== false;
+      });
       const offset = request.offset ?? 0;
       const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
-      const items = all.slice(offset, offset + limit);
-      return { items, count: all.length, nextOffset: offset + limit < all.length ? offset + items.length : null };
+      const raws = all.slice(offset, offset + limit);
+      const { items, invalid } = shapes.readEach(raws, read);
+      return { items, invalid, count: all.length, nextOffset: offset + limit < all.length ? offset + raws.length : null };
     });
   }
 

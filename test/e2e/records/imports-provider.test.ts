@@ -8,6 +8,7 @@ import { pointAtProviderFake } from '../../../infra/local/billing-provider.ts';
 import { LocalSecrets, setSecrets } from '../../../shared/ports/secrets.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
+import { eventually } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { allRecords, runImport, startImport, waitForImport } from './support.ts';
@@ -139,7 +140,8 @@ describe('imports through the real adapter and the provider fake', () => {
     item.quantityAvailable = 777;
     const answer = await notify({ cpnId: BIG.clientCode, resource: '/v2/stocks.json?variant=5&office=2', resourceId: '5', topic: 'stock', action: 'put', send: 1_700_000_000 });
     expect(answer.status).toBe(202);
-    const after = await stockOf('5:2');
+    // Read again in the import worker, shortly after the answer.
+    const after = await eventually(() => stockOf('5:2'), (s) => s.observationVersion === 2);
     expect(after).toMatchObject({ quantityPhysical: '777', quantityAvailable: '777', observationVersion: 2 });
     expect(after.causationId).not.toBe(before.causationId);
     // The change is in the audit log: one entry, acted by the system (the provider is no member), naming the connection.
@@ -152,7 +154,8 @@ describe('imports through the real adapter and the provider fake', () => {
 
     fake.catalogue(BIG.clientCode).variants[1]!.state = 1;
     expect((await notify({ cpnId: BIG.clientCode, resource: '/v2/variants/2.json', resourceId: '2', topic: 'variant', action: 'put' })).status).toBe(202);
-    expect((await tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/variants?externalId=2`)).body.items[0]).toMatchObject({ active: false });
+    const variantTwo = () => tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/variants?externalId=2`).then((r) => r.body.items[0]);
+    expect(await eventually(variantTwo, (v) => v.active === false)).toMatchObject({ active: false });
 
     // Only notices read one variant or one variant's stock (imports page through whole lists).
     const noticeReads = () => fake.requests.filter((r) => r.path.includes('variantid=') || /^\/v1\/variants\/\d+\.json/.test(r.path)).length;

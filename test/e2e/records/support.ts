@@ -66,3 +66,12 @@ export const stock = (variantId: number, officeId: number, quantity: number, ove
   office: { id: String(officeId) },
   ...over,
 });
+
+/** Authorize at the provider fake, approve, complete: the connection. */
+export const connectProvider = async (tenant: TestTenant, admin: TestMember, fake: { approve(clientCode: string): Promise<string> | string }, clientCode: string) => {
+  const authorization = await tenant.call(admin, 'POST', '/v1/integrations/provider/authorizations', { body: { clientCode, name: 'Catálogo' } });
+  expect(authorization.status, authorization.text).toBe(201);
+  const connection = await tenant.call(admin, 'POST', '/v1/integrations/connections', { body: { code: await fake.approve(clientCode), bindingSecret: authorization.body.bindingSecret } });
+  expect(connection.status, connection.text).toBe(201);
+  return connection.body as { id: string; version: number };
+};

@@ -307,3 +307,34 @@ describe('the queue and scheduler stand-ins across a crash of the local stack', 
     expect(new LocalQueue({ journal: file, consumer: async () => {} }).depth().visible).toBe(1);
   });
 });
+
+describe('LocalQueue with message groups (SQS fair queues, as the import queue uses it)', () => {
+  it('serves another group’s message before a backlogged group’s next one: one delivery’s wait at most', async () => {
+    const started: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const queue = new LocalQueue<{ tenantId: string; n: number }>({
+      pollMs: 5,
+      onError: () => {},
+      batchSize: 1,
+      maxConcurrency: 5,
+      encode: (m) => JSON.stringify(m),
+      group: (m) => m.tenantId,
+      consumer: async (e) => {
+        const m = JSON.parse(e.Records[0]!.body) as { tenantId: string; n: number };
+        started.push(`${m.tenantId}${m.n}`);
+        await gate;
+      },
+    });
+    queues.push(queue as unknown as LocalQueue);
+    // One tenant's 20 imports, five of them in flight (every worker busy)...
+    for (let n = 0; n < 20; n++) await queue.send({ tenantId: 'a', n });
+    queue.start();
+    await waitFor(() => started.length === 5);
+    // ...then another tenant's first page: the next free worker takes it, before any of the 15 waiting.
+    await queue.send({ tenantId: 'b', n: 0 });
+    release();
+    await waitFor(() => started.length === 21);
+    expect(started.indexOf('b0')).toBe(5);
+  });
+});

@@ -19,6 +19,7 @@ export class FaultTable {
       throw new Error('a status fault needs status 400-599');
     }
     if (fault.kind === 'delay' && !(fault.delayMs && fault.delayMs > 0)) throw new Error('a delay fault needs delayMs');
+    if (fault.kind === 'items' && !Array.isArray(fault.items)) throw new Error('an items fault needs items');
     this.pending.push({ fault, left: fault.times ?? 1 });
   }
 

@@ -61,6 +61,8 @@ export class FakeServer {
     if (fault?.kind === 'hang') return this.hold(res, fault.delayMs);
     if (fault?.kind === 'status') return this.send(res, entry, json(fault.status!, { error: `injected fault: ${fault.status}` }));
     const answer = this.answer(method, url, req, body);
+    // Bad items as a provider might send them, into a page the route answered.
+    if (fault?.kind === 'items' && Array.isArray((answer.body as { items?: unknown[] } | undefined)?.items)) (answer.body as { items: unknown[] }).items.push(...fault.items!);
     if (fault?.kind === 'timeout_after_apply') return this.hold(res, fault.delayMs);
     if (fault?.kind === 'delay') return this.later(fault.delayMs!, () => this.send(res, entry, answer));
     this.send(res, entry, answer);

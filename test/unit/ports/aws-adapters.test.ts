@@ -6,6 +6,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KmsKeyService } from '../../../shared/ports/key-service.ts';
+import { SqsImportQueue } from '../../../shared/ports/import-queue.ts';
 import { SqsQueue } from '../../../shared/ports/queue.ts';
 import { EventBridgeScheduler } from '../../../shared/ports/scheduler.ts';
 
@@ -203,5 +204,18 @@ describe('KmsKeyService (AWS JSON 1.1)', () => {
   it('passes a context mismatch (InvalidCiphertextException) on', async () => {
     answer = () => ({ status: 400, body: { __type: 'InvalidCiphertextException', message: '' } });
     await expect(keys.decrypt(blob.toString('base64'), { tenantId: 'other' })).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
+  });
+});
+
+describe('SqsImportQueue (a standard queue with fair queues)', () => {
+  it('sends each message with its fairness group: the tenant for import pages, the company for notices', async () => {
+    const queue = new SqsImportQueue({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/record-imports', client: new SQSClient(clientConfig()) });
+    answer = (r) => ({ headers: { 'content-type': 'application/x-amz-json-1.0' }, body: { MessageId: 'm-1', MD5OfMessageBody: createHash('md5').update(r.body.MessageBody).digest('hex') } });
+    await queue.send({ tenantId: 'tenant-1', connectionId: 'c-1', importId: 'i-1', step: 3 });
+    await queue.send({ kind: 'notices', origin: 'provider-chile-v1', clientCode: '76086428-5' }, 30);
+    expect(requests.map((r) => [r.body.MessageGroupId, r.body.DelaySeconds])).toEqual([
+      ['tenant-1', 0],
+      ['notices#provider-chile-v1#76086428-5', 30],
+    ]);
   });
 });
