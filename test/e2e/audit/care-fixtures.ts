@@ -8,8 +8,8 @@ import type { ApiResponse, TestMember, TestTenant } from '../../support/api.ts';
  */
 interface CareWorld {
   tenant: TestTenant;
+  admin: TestMember;
   operator: TestMember;
-  driver: TestMember;
 }
 
 let counter = 0;
@@ -36,17 +36,26 @@ export const careFixtures = {
       return { member: w.operator, method: 'PUT', path: `/v1/fleet/vehicles/${id}/care`, body: { version: 3, ...noCare }, status: 409 };
     },
   },
+  // An operator reports: a driver may only for the vehicle of their route of today (decisions 11).
   recordOdometer: {
     prepare: async (w: CareWorld) => {
       const { id } = await vehicle(w);
-      return { member: w.driver, method: 'POST', path: `/v1/fleet/vehicles/${id}/odometer`, body: { km: 1_200, readAt: minutesAgo(5) }, resourceId: (_: ApiResponse) => id, status: 201 };
+      return { member: w.operator, method: 'POST', path: `/v1/fleet/vehicles/${id}/odometer`, body: { km: 1_200, readAt: minutesAgo(5) }, resourceId: (_: ApiResponse) => id, status: 201 };
     },
     // Refused inside the operation: lower than the reading before it.
     refuse: async (w: CareWorld) => {
       const { id } = await vehicle(w);
-      const first = await w.tenant.call(w.driver, 'POST', `/v1/fleet/vehicles/${id}/odometer`, { body: { km: 5_000, readAt: minutesAgo(60) } });
+      const first = await w.tenant.call(w.operator, 'POST', `/v1/fleet/vehicles/${id}/odometer`, { body: { km: 5_000, readAt: minutesAgo(60) } });
       expect(first.status, first.text).toBe(201);
-      return { member: w.driver, method: 'POST', path: `/v1/fleet/vehicles/${id}/odometer`, body: { km: 4_000, readAt: minutesAgo(5) }, status: 422 };
+      return { member: w.operator, method: 'POST', path: `/v1/fleet/vehicles/${id}/odometer`, body: { km: 4_000, readAt: minutesAgo(5) }, status: 422 };
+    },
+  },
+  deleteOdometerReading: {
+    prepare: async (w: CareWorld) => {
+      const { id } = await vehicle(w);
+      const reading = await w.tenant.call(w.operator, 'POST', `/v1/fleet/vehicles/${id}/odometer`, { body: { km: 2_999_999, readAt: minutesAgo(5) } });
+      expect(reading.status, reading.text).toBe(201);
+      return { member: w.admin, method: 'DELETE', path: `/v1/fleet/vehicles/${id}/odometer/readings/${reading.body.readingId}`, resourceId: (_: ApiResponse) => id, status: 204 };
     },
   },
 };
