@@ -9,6 +9,12 @@ export const waitForImport = async (tenant: TestTenant, member: TestMember, conn
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const read = await tenant.call(member, 'GET', `/v1/integrations/connections/${connectionId}/imports/${importId}`);
+    // A poller honours 503 + Retry-After as a client would: locally the worker shares the table
+    // client and DynamoDB Local with the API, so a page's large transaction can hold a read up.
+    if (read.status === 503 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
     expect(read.status, read.text).toBe(200);
     if (read.body.state === 'succeeded' || read.body.state === 'failed') return read.body;
     if (Date.now() > deadline) throw new Error(`import ${importId} still ${read.body.state} after ${timeoutMs} ms: ${read.text}`);
