@@ -67,7 +67,7 @@ export const startDynamoDbLocal = async (options: { dataDir?: string; port?: num
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn(
     'java',
-    ['-Xms64m', '-Xmx512m', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
+    ['-Xms64m', '-Xmx2g', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
