@@ -39,7 +39,7 @@ export class InvalidRutError extends UnprocessableError {
 }
 
 /** The receipt as the stop keeps it, or null without one; throws 422 invalid_rut before anything is read or written. */
-export const receiptOf = (input: ReceivedByInput | undefined, path = 'body.receivedBy.rut'): Omit<ReceivedBy, 'receivedAt'> | null => {
+export const receiptOf = (input: ReceivedByInput | null | undefined, path = 'body.receivedBy.rut'): Omit<ReceivedBy, 'receivedAt'> | null => {
   if (!input) return null;
   const rut = normaliseRut(input.rut);
   if (!rut) throw new InvalidRutError(path);

@@ -38,7 +38,7 @@ const Evidence = v.strictObject({
 export type Evidence = v.InferOutput<typeof Evidence>;
 const EvidenceList = v.pipe(v.array(Evidence), v.maxLength(20, 'at most 20 pieces of evidence'));
 
-export const DeliverBody = v.strictObject({ evidence: v.optional(EvidenceList, []), receivedBy: v.optional(ReceivedByInput) });
+export const DeliverBody = v.strictObject({ evidence: v.optional(EvidenceList, []), receivedBy: v.optional(v.nullable(ReceivedByInput), null) });
 export const FailBody = v.strictObject({
   reason: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
   evidence: v.optional(EvidenceList, []),
