@@ -3,10 +3,10 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { OrderLineRecord } from './goods-schemas.ts';
-
-export type { OrderLineRecord };
 import type { Order, OrderState } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
+
+export type { OrderLineRecord };
 
 /**
  * The stored order: the public shape plus the link token (the URL is made when answering) and
