@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
+import { storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 
 /** A stop as stored: its public shape, its evidence, and its order's link token for the projection. */
@@ -71,6 +72,7 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   outcomeAt: (item.outcomeAt as string | undefined) ?? null,
   evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
   failureReason: (item.failureReason as string | undefined) ?? null,
+  receivedBy: storedReceipt(item.receivedBy),
   version: item.version as number,
   trackingToken: item.trackingToken as string,
   evidence: (item.evidence as Evidence[] | undefined) ?? [],
@@ -90,6 +92,7 @@ export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) =>
   outcomeAt: stop.outcomeAt ?? undefined,
   evidenceCount: stop.evidenceCount,
   failureReason: stop.failureReason ?? undefined,
+  receivedBy: stop.receivedBy ?? undefined,
   evidence: stop.evidence,
   trackingToken: stop.trackingToken,
   version: stop.version,
