@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
+import type { DocumentReference } from '../../shared/ports/billing-provider/port.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
@@ -29,7 +30,7 @@ export interface Submission {
   submittedAt: string;
 }
 
-export interface IntentRecord extends InvoiceIntent {
+export interface IntentRecord extends Omit<InvoiceIntent, 'dispatchGuideIds'> {
   lines: StoredLine[];
   /** The party's provider id (the document's clientId). */
   customerExternalId: string | null;
@@ -42,6 +43,9 @@ export interface IntentRecord extends InvoiceIntent {
   /** When the reconciler should look next (null when nothing is left to learn). */
   reconcileDueAt: string | null;
   reconcileAttempts: number;
+  /** An invoice made from dispatch guides: the guides (absent on others) and their references, fixed at create. */
+  dispatchGuideIds?: string[];
+  guideReferences?: DocumentReference[];
 }
 
 export const notFound = () => new NotFoundError('No invoice intent with this id.');
@@ -65,6 +69,7 @@ export const toIntent = (record: IntentRecord): InvoiceIntent => ({
   version: record.version,
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
+  dispatchGuideIds: record.dispatchGuideIds ?? [],
 });
 
 export const toLine = ({ variantExternalId: _v, ...line }: StoredLine): InvoiceLine => line;

@@ -52,7 +52,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   const submission: Submission = intent.submission
     ? { ...intent.submission, submittedAt: at }
     : {
-        documentTypeId: intent.documentKind === 'credit_note' ? settings.documentTypeIds.creditNote : settings.documentTypeIds[intent.documentKind],
+        documentTypeId: intent.documentKind === 'credit_note' ? settings.documentTypeIds.creditNote : settings.documentTypeIds[intent.documentKind as 'receipt' | 'invoice'], // guides: wip/g-guides
         officeId: settings.officeId,
         emissionDate: tenantDay(now, (await getTenant(tenantId))?.timeZone ?? DEFAULT_TIME_ZONE),
         firstSubmittedAt: at,

@@ -39,13 +39,15 @@ const issueDocument = async (provider: BillingProvider, session: ProviderSession
     emissionDate: submission.emissionDate,
     salesId: intent.correlationId,
     clientId: intent.customerExternalId,
-    dispatch: settings.dispatchStock && intent.lines.some((line) => line.variantExternalId !== null),
+    // The guides an invoice covers already took the stock out: the invoice must not take it again.
+    dispatch: settings.dispatchStock && !intent.guideReferences?.length && intent.lines.some((line) => line.variantExternalId !== null),
     details: intent.lines.map((line) => ({
       ...(line.variantExternalId ? { variantId: line.variantExternalId } : { comment: line.description }),
       quantity: quantityToWire(toMicro(line.quantity)),
       netUnitValue: toWireNumber(line.unitPriceMinor),
       taxId: settings.vatTaxId,
     })),
+    ...(intent.guideReferences?.length ? { references: intent.guideReferences } : {}),
   });
   return value;
 };

@@ -3,7 +3,7 @@ import { DateTime, pageOf, Uuid, Version } from '../../shared/http/schemas.ts';
 import { MINOR_PATTERN, QUANTITY_PATTERN, quantityText } from './money.ts';
 
 /** The specification's "Invoice intent" and "Invoice line", with decisions 9's input rules. */
-export const documentKinds = ['receipt', 'invoice', 'credit_note'] as const;
+export const documentKinds = ['receipt', 'invoice', 'credit_note', 'dispatch_guide'] as const;
 export const DocumentKind = v.picklist(documentKinds);
 export type DocumentKind = v.InferOutput<typeof DocumentKind>;
 
@@ -38,6 +38,8 @@ export const LineInput = v.strictObject({
 export type LineInput = v.InferOutput<typeof LineInput>;
 
 export const MAX_LINES = 200;
+/** decisions 14: an invoice made from dispatch guides names 1-50 of them. */
+export const MAX_DISPATCH_GUIDES = 50;
 
 export const CreateIntentBody = v.strictObject({
   connectionId: Uuid,
@@ -47,7 +49,11 @@ export const CreateIntentBody = v.strictObject({
   currency: v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CLP')),
   minorUnitScale: v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0, 'must be at least 0'), v.maxValue(4, 'must be at most 4')),
   totalMinor: MinorAmount,
-  lines: v.pipe(v.array(LineInput, 'must be an array of lines'), v.minLength(1, 'must have at least one line'), v.maxLength(MAX_LINES, `must have at most ${MAX_LINES} lines`)),
+  /** Absent when `dispatchGuideIds` is given (the lines are then the guides'), required otherwise. */
+  lines: v.optional(v.pipe(v.array(LineInput, 'must be an array of lines'), v.minLength(1, 'must have at least one line'), v.maxLength(MAX_LINES, `must have at most ${MAX_LINES} lines`))),
+  dispatchGuideIds: v.optional(
+    v.pipe(v.array(Uuid, 'must be an array of guide intent ids'), v.minLength(1, 'must name at least one guide'), v.maxLength(MAX_DISPATCH_GUIDES, `must name at most ${MAX_DISPATCH_GUIDES} guides`)),
+  ),
 });
 export type CreateIntentBody = v.InferOutput<typeof CreateIntentBody>;
 
@@ -88,6 +94,8 @@ export const InvoiceIntent = v.pipe(
     version: v.number(),
     createdAt: DateTime,
     updatedAt: DateTime,
+    /** The dispatch guides an invoice was made from (decisions 14); empty for every other intent. */
+    dispatchGuideIds: v.array(Uuid),
   }),
   v.title('InvoiceIntent'),
 );

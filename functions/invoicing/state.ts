@@ -3,6 +3,7 @@ import { outboxEvent } from '../../shared/events/outbox.ts';
 import type { ProviderDocument } from '../../shared/ports/billing-provider/port.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { adjustLedger, readLedger, saveLedger } from './credits.ts';
+import { releaseGuides } from './from-guides.ts';
 import { saveIntent, type IntentRecord } from './intent-record.ts';
 import type { LocalState, ProviderState, TaxState } from './schemas.ts';
 
@@ -84,5 +85,7 @@ export const moveTo = async (
   if (!sameState && record.documentKind === 'credit_note' && record.creditedInvoiceId && (states.localState === 'rejected' || states.localState === 'cancelled')) {
     writes.push(saveLedger(adjustLedger(await readLedger(record.tenantId, record.creditedInvoiceId), record.lines, -1n)));
   }
+  // An invoice made from dispatch guides frees them when it is no longer live (decisions 14).
+  if (!sameState && (states.localState === 'rejected' || states.localState === 'cancelled')) writes.push(...releaseGuides(record, now));
   return { record, writes };
 };

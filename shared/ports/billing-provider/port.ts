@@ -149,6 +149,8 @@ export interface StockFilter {
   officeId?: string;
 }
 
+export interface DocumentReference { number: string; referenceDate: number /* unix s, 00:00 UTC */; dteCodeSii: number /* 52 */; reason: string }
+
 export interface IssueDocumentInput {
   documentTypeId: string;
   officeId: string;
@@ -157,6 +159,7 @@ export interface IssueDocumentInput {
   clientId?: string | null;
   dispatch?: boolean;
   details: Array<{ variantId?: string; comment?: string; quantity: number; netUnitValue: number; taxId?: string | null }>;
+  references?: DocumentReference[];
 }
 
 export interface CreateReturnInput {
