@@ -117,7 +117,6 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
   const connection = await readyConnection(tenantId, body.connectionId);
   const issues = currencyIssues(connection, body);
   if (body.documentKind === 'invoice' && body.customerId === null) issues.push({ path: 'body.customerId', message: 'an invoice needs a customer' });
-  if (body.documentKind === 'dispatch_guide') issues.push({ path: 'body.documentKind', message: 'a dispatch guide is made by its route (POST /v1/field/routes/{id}/dispatch-guides)' });
   const customerExternalId = body.customerId ? await recordExternalId(tenantId, connection.id, 'parties', body.customerId) : null;
   if (body.customerId && !customerExternalId) issues.push({ path: 'body.customerId', message: 'is not a party record of this connection' });
   // decisions 14: an invoice made from dispatch guides takes the guides' lines (from-guides.ts).

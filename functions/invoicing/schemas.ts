@@ -43,7 +43,8 @@ export const MAX_DISPATCH_GUIDES = 50;
 
 export const CreateIntentBody = v.strictObject({
   connectionId: Uuid,
-  documentKind: DocumentKind,
+  // A dispatch guide is made by its route (POST /v1/field/routes/{id}/dispatch-guides), never here.
+  documentKind: v.picklist(['receipt', 'invoice', 'credit_note'], 'must be receipt, invoice or credit_note'),
   customerId: v.nullable(Uuid),
   creditedInvoiceId: v.optional(Uuid),
   currency: v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CLP')),

@@ -141,6 +141,8 @@ describe('invoices made from dispatch guides (decisions 14)', () => {
     expect([missing.status, missing.body.code, missing.body.errors[0].path]).toEqual([400, 'validation_failed', 'body.lines']);
     const many = await create(body(Array.from({ length: 51 }, () => randomUUID())));
     expect([many.status, many.body.errors[0].path]).toEqual([400, 'body.dispatchGuideIds']);
+    const guideKind = await create(invoiceBody(ready.connection.id, ready.customerId, { documentKind: 'dispatch_guide' }));
+    expect([guideKind.status, guideKind.body.errors[0].path]).toEqual([400, 'body.documentKind']);
     const none = await create(body([]));
     expect([none.status, none.body.errors[0].path]).toEqual([400, 'body.dispatchGuideIds']);
     const big = await Promise.all([1, 2, 3].map(() => guide(Array.from({ length: 70 }, (_, i) => guideLine(`item-${i}`, '1', '1')))));
