@@ -51,11 +51,14 @@ describe('invoices made from dispatch guides (decisions 14)', () => {
     await move(created.body.id, 'approve', 2);
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/issue`);
     expect(issued.body).toMatchObject({ localState: 'issued', dispatchGuideIds: [second.id, first.id] });
-    // What the provider call carries (provider-calls.ts sends these as `references`).
-    expect((await findIntent(tenant.id, created.body.id))?.guideReferences).toEqual([
+    const references = [
       { number: second.documentNumber, referenceDate: GUIDE_DAY, dteCodeSii: 52, reason: '' },
       { number: first.documentNumber, referenceDate: GUIDE_DAY, dteCodeSii: 52, reason: '' },
-    ]);
+    ];
+    // Fixed at create, sent by every attempt; the sandbox keeps what the document was issued with.
+    expect((await findIntent(tenant.id, created.body.id))?.guideReferences).toEqual(references);
+    const owner = { tenantId: tenant.id, connectionId: ready.connection.id };
+    expect(await sandboxProvider().references(owner, issued.body.externalDocumentId)).toEqual(references);
     const recorded = await sandboxProvider().recorded({ tenantId: tenant.id, connectionId: ready.connection.id });
     expect(recorded.documents.filter((d) => d.salesId === created.body.correlationId)).toHaveLength(1);
   });
