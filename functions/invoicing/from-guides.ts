@@ -19,11 +19,17 @@ import { MAX_LINES, type CreateIntentBody } from './schemas.ts';
 /** The SII code of a dispatch guide, as a reference names it. */
 export const DISPATCH_GUIDE_SII = 52;
 
-/** A guide intent as the guides path stores it: the folio once the provider gave one (contract 5). */
-type GuideRecord = IntentRecord & { documentNumber?: string | null };
+/** A guide intent as the guides path stores it: the folio once the provider gave one, its transfer kind (contract 5). */
+type GuideRecord = IntentRecord & { documentNumber?: string | null; transfer?: string };
 
-/** A guide line: a transfer's line may have no price (decisions 14: sent to the provider as 0). */
+/** A guide line: an order line without a price travels at 0 (decisions 14), stored as '0' or null. */
 type GuideLine = Omit<StoredLine, 'unitPriceMinor'> & { unitPriceMinor: string | null | undefined };
+
+/**
+ * A line the guide carried without a price. The guide path stores a missing price as 0 (what the
+ * provider received), so a line at 0 cannot be told from one without a price: both count as unpriced.
+ */
+const unpriced = (line: GuideLine): boolean => line.unitPriceMinor === null || line.unitPriceMinor === undefined || BigInt(line.unitPriceMinor) === 0n;
 
 const INVOICEABLE = new Set(['issued', 'provider_recorded']);
 
@@ -42,8 +48,10 @@ const guideIssue = (guide: GuideRecord | undefined, body: CreateIntentBody): str
   if (guide.currency !== body.currency) return `is a guide in ${guide.currency}`;
   if (!INVOICEABLE.has(guide.localState)) return `is ${guide.localState}: only an issued or provider_recorded guide can be invoiced`;
   if (!guide.documentNumber || !guide.submission) return 'has no folio yet: reconcile the guide first';
-  const unpriced = (guide.lines as GuideLine[]).filter((line) => line.unitPriceMinor === null || line.unitPriceMinor === undefined).map((line) => line.position);
-  if (unpriced.length > 0) return `has lines without a unit price (positions ${unpriced.join(', ')}): invoice those goods with lines of their own instead`;
+  // SII shipping types 5 and 6 move goods without a sale: only a sale's guide (type 1) is invoiced.
+  if (guide.transfer !== undefined && guide.transfer !== 'sale') return `is an ${guide.transfer} guide: goods moved without a sale are not invoiced`;
+  const positions = (guide.lines as GuideLine[]).filter(unpriced).map((line) => line.position);
+  if (positions.length > 0) return `has lines without a unit price (positions ${positions.join(', ')}): invoice those goods with lines of their own instead`;
   return null;
 };
 

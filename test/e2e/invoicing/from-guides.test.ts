@@ -124,7 +124,9 @@ describe('invoices made from dispatch guides (decisions 14)', () => {
       ['another customer’s guide', body([otherCustomer.id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
       ['a guide not issued yet', body([(await guide(priced(), { localState: 'submitting' })).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
       ['a guide without its folio', body([(await guide(priced(), { documentNumber: null })).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
-      ['a transfer without prices', body([(await guide([guideLine('pallet', '4', null)])).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
+      ['a line without a price', body([(await guide([guideLine('pallet', '4', null)])).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
+      ['a line sent at 0 (no price)', body([(await guide([guideLine('pallet', '4', '0')])).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
+      ['an internal transfer', body([(await guide(priced(), { transfer: 'internal_transfer' })).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
       ['an invoice, not a guide', body([(await guide(priced(), { documentKind: 'invoice' })).id]), 'invalid_invoice', 'body.dispatchGuideIds.0'],
       ['a total other than the lines’', body([ok.id], { totalMinor: '5993' }), 'total_mismatch', 'body.totalMinor'],
     ];
@@ -132,7 +134,7 @@ describe('invoices made from dispatch guides (decisions 14)', () => {
       const answer = await create(payload);
       expect([what, answer.status, answer.body.code, answer.body.errors?.[0]?.path], answer.text).toEqual([what, 422, code, path]);
     }
-    const unpriced = await create(body([(await guide([guideLine('pallet', '4', null), guideLine('caja', '1', '10'), guideLine('saco', '1', null)])).id]));
+    const unpriced = await create(body([(await guide([guideLine('pallet', '4', null), guideLine('caja', '1', '10'), guideLine('saco', '1', '0')])).id]));
     expect(unpriced.body.errors[0].message).toContain('positions 1, 3');
     // Nothing was held by the refused creates.
     expect((await create(body([ok.id]))).status).toBe(201);

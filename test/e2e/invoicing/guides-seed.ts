@@ -30,7 +30,7 @@ export const seedGuide = async (
   connectionId: string,
   customerId: string | null,
   lines: SeedLine[],
-  over: Partial<IntentRecord> & { documentNumber?: string | null } = {},
+  over: Partial<IntentRecord> & { documentNumber?: string | null; transfer?: string } = {},
 ): Promise<IntentRecord & { documentNumber: string | null }> => {
   const at = new Date().toISOString();
   const stored = lines.map((line, i) => ({
@@ -64,6 +64,7 @@ export const seedGuide = async (
     reconcileDueAt: null,
     reconcileAttempts: 0,
     documentNumber: String(++folio),
+    transfer: 'sale',
     ...over,
   } as IntentRecord & { documentNumber: string | null };
   await commit([insertIntent(record)]);
