@@ -88,6 +88,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
       outcomeAt: null,
       evidenceCount: 0,
       failureReason: null,
+      dispatchGuide: null,
       version: 1,
       trackingToken: order.trackingToken,
       evidence: [],

@@ -3,9 +3,13 @@ import { DateTime, pageOf, Uuid, Version } from '../../shared/http/schemas.ts';
 import { MINOR_PATTERN, QUANTITY_PATTERN, quantityText } from './money.ts';
 
 /** The specification's "Invoice intent" and "Invoice line", with decisions 9's input rules. */
-export const documentKinds = ['receipt', 'invoice', 'credit_note'] as const;
+export const documentKinds = ['receipt', 'invoice', 'credit_note', 'dispatch_guide'] as const;
 export const DocumentKind = v.picklist(documentKinds);
 export type DocumentKind = v.InferOutput<typeof DocumentKind>;
+/** Dispatch guides are made by their route (POST /v1/field/routes/{id}/dispatch-guides), never created here. */
+export const CreatableKind = v.picklist(['receipt', 'invoice', 'credit_note'], 'must be receipt, invoice or credit_note (dispatch guides are made by their route)');
+export const transfers = ['sale', 'internal_transfer', 'other_transfer'] as const;
+export type Transfer = (typeof transfers)[number];
 
 export const localStates = ['draft', 'reviewed', 'approved', 'submitting', 'unknown', 'provider_recorded', 'issued', 'rejected', 'cancelled'] as const;
 export const providerStates = ['not_sent', 'unknown', 'received', 'processing', 'accepted', 'rejected'] as const;
@@ -41,7 +45,7 @@ export const MAX_LINES = 200;
 
 export const CreateIntentBody = v.strictObject({
   connectionId: Uuid,
-  documentKind: DocumentKind,
+  documentKind: CreatableKind,
   customerId: v.nullable(Uuid),
   creditedInvoiceId: v.optional(Uuid),
   currency: v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CLP')),
@@ -85,6 +89,11 @@ export const InvoiceIntent = v.pipe(
     taxState: v.picklist(taxStates),
     externalDocumentId: v.nullable(v.string()),
     providerVersion: v.nullable(v.string()),
+    documentNumber: v.pipe(v.nullable(v.string()), v.description('The provider document’s folio, once the provider holds it')),
+    dispatch: v.pipe(
+      v.nullable(v.object({ orderId: Uuid, routeId: Uuid, stopId: Uuid, transfer: v.picklist(transfers) })),
+      v.description('For a dispatch guide: the order, route and stop it travels with, and why the goods move; null for other kinds'),
+    ),
     version: v.number(),
     createdAt: DateTime,
     updatedAt: DateTime,
