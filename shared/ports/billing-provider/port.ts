@@ -44,6 +44,16 @@ export interface DocumentType {
   active: boolean;
 }
 
+/** A shipping type ("tipo de despacho"): the SII's reason goods travel (1 sale, 5 internal transfer, 6 other transfer not a sale...). */
+export interface ShippingType {
+  id: string;
+  name: string;
+  /** The provider's text (it may answer a number); null when it has none. */
+  codeSii: string | null;
+  useDestinationOffice: boolean;
+  active: boolean;
+}
+
 export interface Variant {
   id: string;
   description: string | null;
@@ -149,6 +159,17 @@ export interface StockFilter {
   officeId?: string;
 }
 
+/** A document another one names (an invoice naming the dispatch guides it covers). */
+export interface DocumentReference {
+  /** The referenced document's folio. */
+  number: string;
+  /** Unix seconds of its emission day at 00:00 UTC. */
+  referenceDate: number;
+  /** The referenced document's SII code (52 for a dispatch guide). */
+  dteCodeSii: number;
+  reason: string;
+}
+
 export interface IssueDocumentInput {
   documentTypeId: string;
   officeId: string;
@@ -157,6 +178,34 @@ export interface IssueDocumentInput {
   clientId?: string | null;
   dispatch?: boolean;
   details: Array<{ variantId?: string; comment?: string; quantity: number; netUnitValue: number; taxId?: string | null }>;
+  /** Sent as the document's `references` when not empty. */
+  references?: DocumentReference[];
+}
+
+/** A shipping (`POST /v1/shippings.json`): its guide is a document of the dispatch guide type (codeSii 52). */
+export interface CreateShippingInput {
+  /** The guide's document type (codeSii 52). */
+  documentTypeId: string;
+  officeId: string;
+  emissionDate: number;
+  shippingTypeId: string;
+  salesId: string;
+  clientId?: string | null;
+  address: string;
+  /** The comuna; empty when unknown. */
+  municipality: string;
+  city: string;
+  recipient: string;
+  /** As a document's; `netUnitValue` 0 where no price is given. */
+  details: IssueDocumentInput['details'];
+}
+
+export interface ProviderShipping {
+  id: string;
+  /** The guide document's id: read it with getDocument. */
+  guideId: string | null;
+  shippingTypeId: string | null;
+  officeId: string | null;
 }
 
 export interface CreateReturnInput {
@@ -197,6 +246,7 @@ export interface BillingProvider {
   listOffices(session: ProviderSession, page?: PageRequest): Promise<Page<Office>>;
   listTaxes(session: ProviderSession, page?: PageRequest): Promise<Page<Tax>>;
   listDocumentTypes(session: ProviderSession, page?: PageRequest): Promise<Page<DocumentType>>;
+  listShippingTypes(session: ProviderSession, page?: PageRequest): Promise<Page<ShippingType>>;
   listVariants(session: ProviderSession, page?: PageRequest): Promise<Page<Variant>>;
   listStocks(session: ProviderSession, page?: PageRequest, filter?: StockFilter): Promise<Page<StockLevel>>;
   /** One variant (`GET /v1/variants/{id}.json`); undefined when the provider has none (404). */
@@ -210,4 +260,6 @@ export interface BillingProvider {
   /** A lookup that never creates: the documents of that type and dates whose salesId matches. */
   findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]>;
   createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>>;
+  /** POST /v1/shippings.json once per salesId: a repeat answers the earlier shipping (created: false). */
+  createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>>;
 }

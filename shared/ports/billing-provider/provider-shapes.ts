@@ -1,4 +1,4 @@
-import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, StockLevel, Tax, Variant } from './port.ts';
+import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, ProviderShipping, ShippingType, StockLevel, Tax, Variant } from './port.ts';
 
 /**
  * The provider's JSON (provider-chile.md) read into the port's shapes. The HTTP adapter reads its
@@ -145,4 +145,20 @@ export const readReturn = (raw: Raw): ProviderReturn => ({
   id: requiredId(raw.id, 'return'),
   creditNoteId: id(raw.credit_note),
   referenceDocumentId: id(raw.reference_document),
+});
+
+/** `codeSii` is text in provider-chile.md; the provider's own example answers a number: both read as text. */
+export const readShippingType = (raw: Raw): ShippingType => ({
+  id: requiredId(raw.id, 'shipping type'),
+  name: text(raw.name) ?? '',
+  codeSii: text(raw.codeSii),
+  useDestinationOffice: Number(raw.useDestinationOffice) === 1,
+  active: active(raw),
+});
+
+export const readShipping = (raw: Raw): ProviderShipping => ({
+  id: requiredId(raw.id, 'shipping'),
+  guideId: id(raw.guide),
+  shippingTypeId: id(raw.shipping_type),
+  officeId: id(raw.office),
 });

@@ -12,6 +12,7 @@ export interface SandboxData {
   offices: Record<string, unknown>[];
   taxes: Record<string, unknown>[];
   documentTypes: Record<string, unknown>[];
+  shippingTypes: Record<string, unknown>[];
   variants: Record<string, unknown>[];
   stocks: Record<string, unknown>[];
   clients: Array<Record<string, unknown> & { contacts?: Record<string, unknown>[] }>;
@@ -40,7 +41,23 @@ const rutOf = (body: number): string => `${body}-${rutCheckDigit(String(body))}`
 export const VARIANT_COUNT = 300;
 export const CLIENT_COUNT = 40;
 
-/** The usual company: three offices, VAT, the five electronic document types and a paper one. */
+/**
+ * The SII's reasons for a transfer, as the provider lists them (its "Tipos de despacho" page): the
+ * same for every company, so a data file without `shippingTypes` gets these.
+ */
+export const SHIPPING_TYPES: Record<string, unknown>[] = [
+  { id: 1, name: 'Operación constituye venta', codeSii: '1', useDestinationOffice: 0, state: 0 },
+  { id: 2, name: 'Ventas por efectuar', codeSii: '2', useDestinationOffice: 0, state: 0 },
+  { id: 3, name: 'Consignaciones', codeSii: '3', useDestinationOffice: 0, state: 0 },
+  { id: 4, name: 'Entrega gratuita', codeSii: '4', useDestinationOffice: 0, state: 0 },
+  { id: 5, name: 'Traslados internos', codeSii: '5', useDestinationOffice: 1, state: 0 },
+  { id: 6, name: 'Otros traslados no venta', codeSii: '6', useDestinationOffice: 0, state: 0 },
+  { id: 7, name: 'Guía de devolución', codeSii: '7', useDestinationOffice: 0, state: 0 },
+  { id: 8, name: 'Traslado para exportación. (no venta)', codeSii: '8', useDestinationOffice: 0, state: 0 },
+  { id: 9, name: 'Venta para exportación', codeSii: '9', useDestinationOffice: 0, state: 0 },
+];
+
+/** The usual company: three offices, VAT, the six electronic document types (52 the dispatch guide), a paper one, the shipping types. */
 export const generatedData = (clientCode: string): SandboxData => {
   const random = generator(clientCode);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
@@ -61,6 +78,7 @@ export const generatedData = (clientCode: string): SandboxData => {
     { id: 4, name: 'BOLETA EXENTA ELECTRÓNICA', codeSii: '41', isElectronicDocument: 1, isCreditNote: 0, state: 0 },
     { id: 5, name: 'NOTA DE CRÉDITO ELECTRÓNICA', codeSii: '61', isElectronicDocument: 1, isCreditNote: 1, state: 0 },
     { id: 6, name: 'NOTA DE VENTA', codeSii: '', isElectronicDocument: 0, isCreditNote: 0, state: 0 },
+    { id: 7, name: 'GUÍA DE DESPACHO ELECTRÓNICA', codeSii: '52', isElectronicDocument: 1, isCreditNote: 0, state: 0 },
   ];
   const variants = Array.from({ length: VARIANT_COUNT }, (_, i) => {
     const id = 1000 + i;
@@ -104,7 +122,7 @@ export const generatedData = (clientCode: string): SandboxData => {
       })),
     };
   });
-  return { clientName: `Comercial Sandbox ${clientCode}`, offices, taxes, documentTypes, variants, stocks, clients };
+  return { clientName: `Comercial Sandbox ${clientCode}`, offices, taxes, documentTypes, shippingTypes: SHIPPING_TYPES.map((t) => ({ ...t })), variants, stocks, clients };
 };
 
 /**
@@ -126,6 +144,7 @@ export const sandboxData = (clientCode: string, dataDir = process.env.SANDBOX_PR
         offices: file.offices ?? [],
         taxes: file.taxes ?? [],
         documentTypes: file.documentTypes ?? [],
+        shippingTypes: file.shippingTypes ?? SHIPPING_TYPES.map((t) => ({ ...t })),
         variants: file.variants ?? [],
         stocks: file.stocks ?? [],
         clients: file.clients ?? [],

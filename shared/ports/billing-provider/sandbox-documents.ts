@@ -3,7 +3,7 @@ import { StateConflictError } from '../../errors.ts';
 import { table, tableName } from '../../table/client.ts';
 import { keys } from '../../table/keys.ts';
 import { commit, type Write } from '../../table/transaction.ts';
-import type { DocumentDetail, ProviderDocument, ProviderReturn, ProviderSession } from './port.ts';
+import type { DocumentDetail, DocumentReference, ProviderDocument, ProviderReturn, ProviderSession, ProviderShipping } from './port.ts';
 
 export type SandboxOwner = NonNullable<ProviderSession['owner']>;
 
@@ -13,6 +13,8 @@ export interface StoredDocument {
   /** documentDetailId → quantity credited by returns. */
   credited: Record<string, number>;
   version: number;
+  /** What the document was issued with in `references` (absent on documents stored before). */
+  references?: DocumentReference[];
 }
 
 /** Another write took the salesId (or the document changed) first: the caller reads what won. */
@@ -26,6 +28,7 @@ const key = (owner: SandboxOwner, sk: string) => keys.sandboxItem(owner.tenantId
 const DOC = (id: string) => `DOC#${id}`;
 const SALE = (documentTypeId: string, salesId: string) => `SALE#${documentTypeId}#${salesId}`;
 const RETURN = (salesId: string) => `RET#${salesId}`;
+const SHIPPING = (salesId: string) => `SHIP#${salesId}`;
 
 const get = async (owner: SandboxOwner, sk: string): Promise<Record<string, unknown> | undefined> =>
   (await table().send(new GetCommand({ TableName: tableName(), Key: key(owner, sk), ConsistentRead: true }))).Item;
@@ -36,7 +39,7 @@ const put = (owner: SandboxOwner, sk: string, item: Record<string, unknown>, con
 });
 
 /**
- * sandbox-v1's documents and returns of one connection, in the table: a re-issue in another
+ * sandbox-v1's documents, returns and shippings of one connection, in the table: a re-issue in another
  * function (or after a restart) meets the first document, as at the real provider.
  */
 export const sandboxDocuments = {
@@ -48,6 +51,8 @@ export const sandboxDocuments = {
   },
 
   returnBySale: async (owner: SandboxOwner, salesId: string): Promise<ProviderReturn | undefined> => (await get(owner, RETURN(salesId)))?.value as ProviderReturn | undefined,
+
+  shippingBySale: async (owner: SandboxOwner, salesId: string): Promise<ProviderShipping | undefined> => (await get(owner, SHIPPING(salesId)))?.value as ProviderShipping | undefined,
 
   /** `count` new ids, and the next folio of the document type (the provider's numbers). */
   nextIds: async (owner: SandboxOwner, count: number, documentTypeId: string): Promise<{ ids: string[]; folio: string }> => {
@@ -82,8 +87,16 @@ export const sandboxDocuments = {
       put(owner, DOC(reference.document.id), { ...reference, version: reference.version + 1 }, 'version = :version', { ':version': reference.version }),
     ]),
 
+  /** A shipping: its salesId guard and its guide (a document with its own salesId guard), together. */
+  addShipping: (owner: SandboxOwner, salesId: string, value: ProviderShipping, guide: StoredDocument): Promise<void> =>
+    commit([
+      put(owner, SHIPPING(salesId), { value }, 'attribute_not_exists(pk)'),
+      put(owner, SALE(guide.document.documentTypeId!, salesId), { documentId: guide.document.id }, 'attribute_not_exists(pk)'),
+      put(owner, DOC(guide.document.id), { ...guide }, 'attribute_not_exists(pk)'),
+    ]),
+
   /** Everything the connection holds (tests and the local stack's pages read it). */
-  recorded: async (owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[] }> => {
+  recorded: async (owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[]; shippings: ProviderShipping[] }> => {
     const items: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -97,6 +110,7 @@ export const sandboxDocuments = {
     return {
       documents: documents.sort((a, b) => Number(a.id) - Number(b.id)),
       returns: items.filter((i) => String(i.sk).startsWith('RET#')).map((i) => i.value as ProviderReturn),
+      shippings: items.filter((i) => String(i.sk).startsWith('SHIP#')).map((i) => i.value as ProviderShipping),
     };
   },
 };

@@ -4,7 +4,9 @@ import {
   PAGE_LIMIT,
   type BillingProvider,
   type CreateReturnInput,
+  type CreateShippingInput,
   type DocumentDetail,
+  type DocumentReference,
   type FindDocumentsInput,
   type IssueDocumentInput,
   type Issued,
@@ -14,11 +16,12 @@ import {
   type ProviderGrant,
   type ProviderReturn,
   type ProviderSession,
+  type ProviderShipping,
   type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 import { sandboxData } from './sandbox-data.ts';
-import { SandboxRaceError, sandboxDocuments, type SandboxOwner } from './sandbox-documents.ts';
+import { SandboxRaceError, sandboxDocuments, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
 
 /** The sandbox's consent page hands out codes of this form; nothing else is accepted. */
 const CODE = /^sbx\.([0-9]{1,9}-[0-9K])\.([0-9a-f]{16,64})$/;
@@ -30,7 +33,7 @@ const matchesStock = (stock: Record<string, unknown>, filter: StockFilter): bool
 
 export const sandboxCode = (clientCode: string): string => `sbx.${clientCode}.${randomBytes(16).toString('hex')}`;
 
-export type SandboxOperation = 'exchangeCode' | 'list' | 'issueDocument' | 'createReturn' | 'getDocument' | 'findDocumentsBySalesId';
+export type SandboxOperation = 'exchangeCode' | 'list' | 'issueDocument' | 'createReturn' | 'createShipping' | 'getDocument' | 'findDocumentsBySalesId';
 
 /**
  * Faults a test switches on: `error_before_apply` answers "unknown" (a 500) without doing
@@ -61,8 +64,13 @@ export class SandboxProvider implements BillingProvider {
   };
 
   /** What the sandbox holds for a connection: the invoicing tests read it. */
-  recorded(owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[] }> {
+  recorded(owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[]; shippings: ProviderShipping[] }> {
     return sandboxDocuments.recorded(owner);
+  }
+
+  /** The references a document was issued with (an invoice naming its dispatch guides). */
+  async references(owner: SandboxOwner, documentId: string): Promise<DocumentReference[]> {
+    return (await sandboxDocuments.document(owner, documentId))?.references ?? [];
   }
 
   private async fault(operation: SandboxOperation): Promise<SandboxFault['kind'] | undefined> {
@@ -129,6 +137,7 @@ export class SandboxProvider implements BillingProvider {
   listOffices = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).offices, shapes.readOffice, p);
   listTaxes = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).taxes, shapes.readTax, p);
   listDocumentTypes = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).documentTypes, shapes.readDocumentType, p);
+  listShippingTypes = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).shippingTypes, shapes.readShippingType, p);
   listVariants = (s: ProviderSession, p?: PageRequest) => this.page(s, (c) => sandboxData(c).variants, shapes.readVariant, p);
   listStocks = (s: ProviderSession, p?: PageRequest, filter: StockFilter = {}) =>
     this.page(s, (c) => sandboxData(c).stocks.filter((stock) => matchesStock(stock, filter)), shapes.readStock, p);
@@ -148,36 +157,77 @@ export class SandboxProvider implements BillingProvider {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId);
       if (earlier) return { created: false, value: earlier.document };
-      if (input.details.length === 0) throw new ProviderRefusedError(400, 'a document needs details');
       const types = sandboxData(this.clientCodeOf(session)).documentTypes.map(shapes.readDocumentType);
       if (!types.some((t) => t.id === input.documentTypeId)) throw new ProviderRefusedError(400, 'unknown documentTypeId');
-      const net = Math.round(input.details.reduce((sum, line) => sum + line.quantity * line.netUnitValue, 0));
-      const taxed = Math.round(input.details.reduce((sum, line) => sum + (line.taxId ? line.quantity * line.netUnitValue : 0), 0));
-      const tax = Math.round(taxed * 0.19);
-      const { ids, folio } = await sandboxDocuments.nextIds(owner, 1, input.documentTypeId);
-      const id = ids[0]!;
-      const document: ProviderDocument = {
-        id,
-        number: folio,
-        salesId: input.salesId,
-        documentTypeId: input.documentTypeId,
-        informedSii: 0,
-        responseMsgSii: 'Documento aceptado (sandbox)',
-        totalAmount: net + tax,
-        netAmount: net,
-        taxAmount: tax,
-        urlPdf: `https://sandbox.invalid/documents/${id}.pdf`,
-        emissionDate: input.emissionDate,
-      };
-      const details = input.details.map((line, i) => ({ id: `${id}${String(i + 1).padStart(3, '0')}`, lineNumber: i + 1, quantity: line.quantity, netUnitValue: line.netUnitValue }));
+      const { document, details } = await this.newDocument(owner, input, 1);
       try {
-        await sandboxDocuments.add(owner, { document, details, credited: {}, version: 1 });
+        await sandboxDocuments.add(owner, { document, details, credited: {}, version: 1, references: input.references ?? [] });
       } catch (error) {
         if (!(error instanceof SandboxRaceError)) throw error;
         // A concurrent call with the same salesId stored its document first: that one is the document.
         return { created: false, value: (await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId))!.document };
       }
       return { created: true, value: document };
+    });
+  }
+
+  /** A new document with its lines and totals (not stored), and `idCount` new ids (the document's first). */
+  private async newDocument(
+    owner: SandboxOwner,
+    input: Pick<IssueDocumentInput, 'documentTypeId' | 'salesId' | 'emissionDate' | 'details'>,
+    idCount: number,
+  ): Promise<StoredDocument & { ids: string[] }> {
+    if (input.details.length === 0) throw new ProviderRefusedError(400, 'a document needs details');
+    const net = Math.round(input.details.reduce((sum, line) => sum + line.quantity * line.netUnitValue, 0));
+    const taxed = Math.round(input.details.reduce((sum, line) => sum + (line.taxId ? line.quantity * line.netUnitValue : 0), 0));
+    const tax = Math.round(taxed * 0.19);
+    const { ids, folio } = await sandboxDocuments.nextIds(owner, idCount, input.documentTypeId);
+    const id = ids[0]!;
+    const document: ProviderDocument = {
+      id,
+      number: folio,
+      salesId: input.salesId,
+      documentTypeId: input.documentTypeId,
+      informedSii: 0,
+      responseMsgSii: 'Documento aceptado (sandbox)',
+      totalAmount: net + tax,
+      netAmount: net,
+      taxAmount: tax,
+      urlPdf: `https://sandbox.invalid/documents/${id}.pdf`,
+      emissionDate: input.emissionDate,
+    };
+    const details = input.details.map((line, i) => ({ id: `${id}${String(i + 1).padStart(3, '0')}`, lineNumber: i + 1, quantity: line.quantity, netUnitValue: line.netUnitValue }));
+    return { document, details, credited: {}, version: 1, ids };
+  }
+
+  /**
+   * A shipping and its guide (a document of the codeSii 52 type, found by findDocumentsBySalesId
+   * and getDocument as every document), one per salesId as at the provider.
+   */
+  createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>> {
+    return this.run('createShipping', async () => {
+      const owner = this.ownerOf(session);
+      const earlier = await sandboxDocuments.shippingBySale(owner, input.salesId);
+      if (earlier) return { created: false, value: earlier };
+      const data = sandboxData(this.clientCodeOf(session));
+      const type = data.documentTypes.map(shapes.readDocumentType).find((t) => t.id === input.documentTypeId && t.active);
+      if (!type) throw new ProviderRefusedError(400, 'unknown documentTypeId');
+      if (type.codeSii !== '52') throw new ProviderRefusedError(400, 'documentTypeId is not a dispatch guide type (codeSii 52)');
+      if (!data.shippingTypes.map(shapes.readShippingType).some((t) => t.id === input.shippingTypeId && t.active)) throw new ProviderRefusedError(400, 'unknown shippingTypeId');
+      if (!data.offices.map(shapes.readOffice).some((o) => o.id === input.officeId && o.active)) throw new ProviderRefusedError(400, 'unknown officeId');
+      if (input.address.trim() === '') throw new ProviderRefusedError(400, 'address is required');
+      const { document, details, ids } = await this.newDocument(owner, input, 2);
+      const value: ProviderShipping = { id: ids[1]!, guideId: document.id, shippingTypeId: input.shippingTypeId, officeId: input.officeId };
+      try {
+        await sandboxDocuments.addShipping(owner, input.salesId, value, { document, details, credited: {}, version: 1 });
+      } catch (error) {
+        if (!(error instanceof SandboxRaceError)) throw error;
+        // A concurrent call with the same salesId stored its shipping first: that one is the answer.
+        const won = await sandboxDocuments.shippingBySale(owner, input.salesId);
+        if (won) return { created: false, value: won };
+        throw new ProviderUnavailableError('server_error', 409);
+      }
+      return { created: true, value };
     });
   }
 

@@ -51,7 +51,7 @@ describe('provider fake: reads', () => {
     const taxes = (await call(fake, 'GET', '/v1/taxes.json?state=0', { token })).body.items;
     expect(taxes).toEqual([expect.objectContaining({ id: 1, name: 'IVA', percentage: '19.0', code: '14', state: 0 })]);
     const types = (await call(fake, 'GET', '/v1/document_types.json?state=0', { token })).body.items;
-    expect(types.map((t: any) => t.codeSii)).toEqual(['33', '34', '39', '41', '61', '']);
+    expect(types.map((t: any) => t.codeSii)).toEqual(['33', '34', '39', '41', '61', '', '52']); // the inactive 52 (id 7) left out
     expect(types.find((t: any) => t.codeSii === '').isElectronicDocument).toBe(0);
     expect(types.find((t: any) => t.codeSii === '61').isCreditNote).toBe(1);
   });

@@ -1,4 +1,4 @@
-import type { FakeCatalogue, FakeClient, FakeStock, FakeVariant } from './types.ts';
+import type { FakeCatalogue, FakeClient, FakeShippingType, FakeStock, FakeVariant } from './types.ts';
 
 /** A small deterministic generator seeded by the company, so every run serves the same data. */
 const seeded = (seed: string) => {
@@ -29,13 +29,26 @@ const SIZES = ['chico', 'mediano', 'grande'];
 const NAMES = ['Ana', 'Luis', 'María', 'Jorge', 'Camila', 'Pedro', 'Sofía', 'Diego'];
 const SURNAMES = ['González', 'Muñoz', 'Rojas', 'Díaz', 'Pérez', 'Soto', 'Contreras', 'Silva'];
 
+/** The provider's shipping types (its "Tipos de despacho" page), in its order, which is not by id. */
+export const SHIPPING_TYPES: FakeShippingType[] = [
+  { id: 3, name: 'Consignaciones', codeSii: '3', useDestinationOffice: 0, state: 0 },
+  { id: 4, name: 'Entrega gratuita', codeSii: '4', useDestinationOffice: 0, state: 0 },
+  { id: 7, name: 'Guía de devolución', codeSii: '7', useDestinationOffice: 0, state: 0 },
+  { id: 1, name: 'Operación constituye venta', codeSii: '1', useDestinationOffice: 0, state: 0 },
+  { id: 6, name: 'Otros traslados no venta', codeSii: '6', useDestinationOffice: 0, state: 0 },
+  { id: 5, name: 'Traslados internos', codeSii: '5', useDestinationOffice: 1, state: 0 },
+  { id: 8, name: 'Traslado para exportación. (no venta)', codeSii: '8', useDestinationOffice: 0, state: 0 },
+  { id: 2, name: 'Ventas por efectuar', codeSii: '2', useDestinationOffice: 0, state: 0 },
+  { id: 9, name: 'Venta para exportación', codeSii: '9', useDestinationOffice: 0, state: 1 },
+];
+
 export const VARIANT_COUNT = 60; // over one page of 50, so paging is always exercised
 export const CLIENT_COUNT = 30;
 
 /**
  * The catalogue a company gets unless the test gives its own: three active offices and one
- * closed, IVA and an inactive tax, the document types 33, 34, 39, 41, 61, a non-electronic sales
- * note and an inactive type, 60 variants (3 per product, the last two inactive), stock of every
+ * closed, IVA and an inactive tax, the document types 33, 34, 39, 41, 52, 61, a non-electronic sales
+ * note and an inactive 52, the provider's nine shipping types (9 inactive), 60 variants (3 per product, the last two inactive), stock of every
  * variant in the three active offices, and clients with contacts (some without a RUT, one with a
  * wrong check digit).
  */
@@ -103,7 +116,9 @@ export const defaultCatalogue = (clientCode: string): FakeCatalogue => {
       { id: 5, name: 'NOTA DE CRÉDITO ELECTRÓNICA', codeSii: '61', isElectronicDocument: 1, isCreditNote: 1, state: 0, useClient: 0 },
       { id: 6, name: 'NOTA DE VENTA', codeSii: '', isElectronicDocument: 0, isCreditNote: 0, state: 0, useClient: 0 },
       { id: 7, name: 'GUÍA DE DESPACHO ELECTRÓNICA', codeSii: '52', isElectronicDocument: 1, isCreditNote: 0, state: 1, useClient: 0 },
+      { id: 8, name: 'GUÍA DE DESPACHO ELECTRÓNICA', codeSii: '52', isElectronicDocument: 1, isCreditNote: 0, state: 0, useClient: 0 },
     ],
+    shippingTypes: SHIPPING_TYPES.map((t) => ({ ...t })),
     variants,
     stocks,
     clients,

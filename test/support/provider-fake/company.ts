@@ -1,4 +1,5 @@
-import type { FakeCatalogue, FakeCompany, FakeDocument, FakeDocumentDetail, FakeReturn } from './types.ts';
+import { SHIPPING_TYPES } from './catalogue.ts';
+import type { FakeCatalogue, FakeCompany, FakeDocument, FakeDocumentDetail, FakeReference, FakeReturn, FakeShipping, FakeShippingType } from './types.ts';
 
 /** A stored line: what the provider answers plus the taxes it was issued with. */
 export interface StoredDetail { detail: FakeDocumentDetail; taxIds: number[]; documentId: number }
@@ -20,6 +21,9 @@ export class CompanyAccount {
   readonly returns: FakeReturn[] = [];
   readonly details = new Map<number, StoredDetail[]>(); // by document id
   readonly returned = new Map<number, number>(); // quantity credited so far, by detail id
+  /** Shippings with the salesId and guide type they were created with (the provider answers neither). */
+  readonly shippings: { shipping: FakeShipping; salesId: string | null; documentTypeId: number }[] = [];
+  readonly references = new Map<number, FakeReference[]>(); // by document id
   private readonly folios = new Map<number, number>(); // last folio, by document type id
   informedSii: 0 | 1 | 2;
 
@@ -32,6 +36,11 @@ export class CompanyAccount {
     const folio = (this.folios.get(documentTypeId) ?? (type?.initialNumber ?? 1) - 1) + 1;
     this.folios.set(documentTypeId, folio);
     return folio;
+  }
+
+  /** A catalogue without its own list serves the provider's standard shipping types. */
+  shippingTypes(): FakeShippingType[] {
+    return this.catalogue.shippingTypes ?? SHIPPING_TYPES;
   }
 
   document(id: number): FakeDocument | undefined {

@@ -1,6 +1,6 @@
 import type { CompanyAccount, IdSequence, StoredDetail } from './company.ts';
 import { fail, isInteger, isObject, relation } from './http.ts';
-import type { FakeDocument, FakeDocumentType } from './types.ts';
+import type { FakeDocument, FakeDocumentType, FakeReference } from './types.ts';
 
 export interface IssueContext { account: CompanyAccount; ids: IdSequence; base: string; nowSeconds: number }
 
@@ -147,13 +147,32 @@ export const issueDocument = (context: IssueContext, body: unknown): { created: 
   if (body.declareSii !== undefined && body.declareSii !== 0 && body.declareSii !== 1) fail(400, 'declareSii must be 0 or 1');
   if (body.dispatch !== undefined && body.dispatch !== 0 && body.dispatch !== 1) fail(400, 'dispatch must be 0 or 1');
   const needsClient = (type.useClient ?? (type.codeSii === '33' || type.codeSii === '34' ? 1 : 0)) === 1;
-  let clientId: number | null = null;
-  if (body.clientId !== undefined && body.clientId !== null) {
-    if (!isInteger(body.clientId) || !account.catalogue.clients.some((c) => c.id === body.clientId)) fail(400, `client ${String(body.clientId)} not found`);
-    clientId = body.clientId as number;
-  } else if (needsClient) fail(400, `clientId is required for ${type.name}`);
-  if (!Array.isArray(body.details) || body.details.length === 0) fail(400, 'details must be a non-empty list');
-  const inputs = (body.details as unknown[]).map((raw, i) => {
+  const clientId = checkClient(account, body.clientId, needsClient ? type.name : null);
+  const inputs = checkDetails(account, body.details);
+  const references = checkReferences(body.references);
+  if (body.dispatch === 1) dispatch(account, officeId, inputs);
+  const documentId = ids.take('document');
+  const lines = inputs.map((input, i) => line(account, ids, base, documentId, i, input));
+  if (references.length > 0) account.references.set(documentId, references);
+  return { created: true, document: storeDocument(context, { documentId, type, officeId, emissionDate, salesId, clientId }, lines) };
+};
+
+/** `clientId`: an existing client, or absent where the type does not need one (`requiredFor` names the type that does). */
+export const checkClient = (account: CompanyAccount, value: unknown, requiredFor: string | null): number | null => {
+  if (value !== undefined && value !== null) {
+    if (!isInteger(value) || !account.catalogue.clients.some((c) => c.id === value)) fail(400, `client ${String(value)} not found`);
+    return value as number;
+  }
+  if (requiredFor !== null) fail(400, `clientId is required for ${requiredFor}`);
+  return null;
+};
+
+export interface DetailInput { variantId?: number; comment?: string; quantity: number; netUnitValue: number; taxIds: number[] }
+
+/** A document's or shipping's `details`: each an existing `variantId` or a `comment`, quantity > 0, netUnitValue >= 0. */
+export const checkDetails = (account: CompanyAccount, details: unknown): DetailInput[] => {
+  if (!Array.isArray(details) || details.length === 0) fail(400, 'details must be a non-empty list');
+  return (details as unknown[]).map((raw, i) => {
     if (!isObject(raw)) return fail(400, `details[${i}] must be an object`);
     const { variantId, comment, quantity, netUnitValue } = raw;
     if (variantId !== undefined) {
@@ -164,14 +183,27 @@ export const issueDocument = (context: IssueContext, body: unknown): { created: 
     const taxIds = parseTaxIds(account, raw.taxId, i);
     return { variantId: variantId as number | undefined, comment: variantId === undefined ? (comment as string) : undefined, quantity: quantity as number, netUnitValue: netUnitValue as number, taxIds };
   });
-  if (body.dispatch === 1) dispatch(account, officeId, inputs);
-  const documentId = ids.take('document');
-  const lines = inputs.map((input, i) => line(account, ids, base, documentId, i, input));
-  return { created: true, document: storeDocument(context, { documentId, type, officeId, emissionDate, salesId, clientId }, lines) };
+};
+
+/**
+ * `references` as provider-chile.md sends them: `{number, referenceDate, dteCodeSii, reason}`
+ * (the folio as text or an integer, the date at 00:00 UTC, the SII code an integer).
+ */
+const checkReferences = (value: unknown): FakeReference[] => {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return fail(400, 'references must be a list');
+  return value.map((raw, i) => {
+    if (!isObject(raw)) return fail(400, `references[${i}] must be an object`);
+    const number = typeof raw.number === 'string' && raw.number.trim() !== '' ? raw.number : isInteger(raw.number) && raw.number > 0 ? String(raw.number) : fail(400, `references[${i}].number must be the referenced folio`);
+    if (!isInteger(raw.referenceDate) || raw.referenceDate < 0 || raw.referenceDate % DAY !== 0) fail(400, `references[${i}].referenceDate must be Unix seconds of a day at 00:00 UTC`);
+    if (!isInteger(raw.dteCodeSii) || raw.dteCodeSii <= 0) fail(400, `references[${i}].dteCodeSii must be an SII document code`);
+    if (raw.reason !== undefined && typeof raw.reason !== 'string') fail(400, `references[${i}].reason must be a string`);
+    return { number, referenceDate: raw.referenceDate as number, dteCodeSii: raw.dteCodeSii as number, reason: (raw.reason as string | undefined) ?? '' };
+  });
 };
 
 /** `dispatch: 1` takes the variants' stock in the office; a line without stock refuses the document. */
-const dispatch = (account: CompanyAccount, officeId: number, inputs: { variantId?: number; quantity: number }[]) => {
+export const dispatch = (account: CompanyAccount, officeId: number, inputs: { variantId?: number; quantity: number }[]) => {
   const wanted = new Map<number, number>();
   for (const { variantId, quantity } of inputs) if (variantId !== undefined) wanted.set(variantId, (wanted.get(variantId) ?? 0) + quantity);
   const stocks = [...wanted].map(([variantId, quantity]) => {

@@ -4,7 +4,7 @@ import { CompanyAccount, IdSequence } from './company.ts';
 import { FaultTable } from './faults.ts';
 import { OAuthProvider } from './oauth.ts';
 import { FakeServer, OAUTH_PREFIX } from './server.ts';
-import type { FakeCatalogue, FakeCompany, FakeDocument, FakeDocumentDetail, FakeFault, FakeReturn } from './types.ts';
+import type { FakeCatalogue, FakeCompany, FakeDocument, FakeDocumentDetail, FakeFault, FakeReference, FakeReturn, FakeShipping } from './types.ts';
 
 export type * from './types.ts';
 
@@ -27,6 +27,10 @@ export interface ProviderFake {
   /** What was created, for assertions (documents by salesId, returns). */
   documents(accessToken: string): FakeDocument[];
   returns(accessToken: string): FakeReturn[];
+  /** Shippings in creation order, with the salesId each was created with (its guide is in `documents`). */
+  shippings(accessToken: string): (FakeShipping & { salesId: string | null })[];
+  /** The references a document was issued with (`{number, referenceDate, dteCodeSii, reason}`), [] when none. */
+  references(accessToken: string, documentId: number): FakeReference[];
   /** A document's lines as `GET /v1/documents/{id}/details.json` lists them. */
   details(accessToken: string, documentId: number): FakeDocumentDetail[];
   /** What the company's next documents report in `informedSii` (0 accepted, 1 sent, 2 rejected). */
@@ -67,7 +71,7 @@ export async function startProviderFake(options: ProviderFakeOptions = {}): Prom
     now,
   };
   const oauth = new OAuthProvider(settings, (clientCode) => byCode.get(clientCode));
-  const state = { base: '', oauth, ids: new IdSequence({ document: 1001, detail: 5001, return: 301 }), byToken, faults, requests, rateLimit: 10 as number | null, now };
+  const state = { base: '', oauth, ids: new IdSequence({ document: 1001, detail: 5001, return: 301, shipping: 701 }), byToken, faults, requests, rateLimit: 10 as number | null, now };
   const server = new FakeServer(state);
   const port = await server.listen(options.port ?? 0, host);
   state.base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -97,6 +101,8 @@ export async function startProviderFake(options: ProviderFakeOptions = {}): Prom
     faults: { add: (fault) => faults.add(fault), clear: () => faults.clear() },
     documents: (accessToken) => account(accessToken).documents,
     returns: (accessToken) => account(accessToken).returns,
+    shippings: (accessToken) => account(accessToken).shippings.map((s) => ({ ...s.shipping, salesId: s.salesId })),
+    references: (accessToken, documentId) => account(accessToken).references.get(documentId) ?? [],
     details: (accessToken, documentId) => (account(accessToken).details.get(documentId) ?? []).map((l) => l.detail),
     setInformedSii(clientCode, value) {
       const found = byCode.get(clientCode);

@@ -1,5 +1,6 @@
 import type { CompanyAccount } from './company.ts';
 import { fail, intParam, page, rangeParam, relation } from './http.ts';
+import { readShipping, readShippingDetails } from './shippings.ts';
 import type { FakeDocument } from './types.ts';
 
 /** `state=0` (or 1) filters by state, as every provider list does. */
@@ -27,6 +28,11 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
       const codeSii = url.searchParams.get('codesii');
       const types = byState(url, byId(catalogue.documentTypes)).filter((t) => codeSii === null || t.codeSii === codeSii);
       return page(url, base, types, (t) => ({ href: `${base}/v1/document_types/${t.id}.json`, initialNumber: 1, ...t }));
+    }
+    case '/v1/shipping_types.json': {
+      const codeSii = url.searchParams.get('codesii');
+      const types = byState(url, byId(account.shippingTypes())).filter((t) => codeSii === null || t.codeSii === codeSii);
+      return page(url, base, types, (t) => ({ href: `${base}/v1/shipping_types/${t.id}.json`, ...t }));
     }
     case '/v1/variants.json': {
       const code = url.searchParams.get('code');
@@ -84,6 +90,16 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
     const document = account.document(Number(match[1])) ?? fail(404, 'document not found');
     return page(url, base, (account.details.get(document.id) ?? []).map((l) => l.detail));
   }
+  match = /^\/v1\/documents\/(\d+)\/references\.json$/.exec(path);
+  if (match) {
+    const document = account.document(Number(match[1])) ?? fail(404, 'document not found');
+    // The provider answers a `dte_code` relation (its own ids); the fake answers the SII code as it was sent.
+    return page(url, base, (account.references.get(document.id) ?? []).map((r, i) => ({ href: `${base}/v1/documents/${document.id}/references/${i + 1}.json`, id: i + 1, ...r })));
+  }
+  match = /^\/v1\/shippings\/(\d+)\.json$/.exec(path);
+  if (match) return readShipping(account, url, base, Number(match[1]));
+  match = /^\/v1\/shippings\/(\d+)\/details\.json$/.exec(path);
+  if (match) return page(url, base, readShippingDetails(account, base, Number(match[1])));
   return fail(404, `no route ${path}`);
 };
 

@@ -6,6 +6,7 @@ import { json, ProviderHttpError, type Answer } from './http.ts';
 import type { OAuthProvider } from './oauth.ts';
 import { readRoutes } from './reads.ts';
 import { issueReturn } from './returns.ts';
+import { createShipping } from './shippings.ts';
 
 export const OAUTH_PREFIX = '/oauth';
 
@@ -124,6 +125,10 @@ export class FakeServer {
     if (method === 'POST' && url.pathname === '/v1/documents.json') {
       const { created, document } = issueDocument(context, parseJson(req, body));
       return json(created ? 201 : 200, document);
+    }
+    if (method === 'POST' && url.pathname === '/v1/shippings.json') {
+      const { created, shipping } = createShipping(context, parseJson(req, body));
+      return json(created ? 201 : 200, shipping);
     }
     if (method === 'POST' && url.pathname === '/v1/returns.json') {
       const { created, answer } = issueReturn(context, parseJson(req, body));

@@ -19,6 +19,7 @@ export interface FakeDocumentType {
   /** Whether the type needs a client (invoices); defaults to codeSii 33/34. */
   useClient?: number; initialNumber?: number;
 }
+export interface FakeShippingType { id: number; name: string; codeSii: string; useDestinationOffice: number; state: number }
 export interface FakeVariant {
   id: number; description: string; code: string; barCode: string; state: number; product: FakeRelationInput;
   /** Sandbox data may carry it; the provider never answers it. */
@@ -38,6 +39,8 @@ export interface FakeCatalogue {
   offices: FakeOffice[];
   taxes: FakeTax[];
   documentTypes: FakeDocumentType[];
+  /** Absent in older catalogue files: the provider's standard list is served then. */
+  shippingTypes?: FakeShippingType[];
   variants: FakeVariant[];
   stocks: FakeStock[];
   clients: FakeClient[];
@@ -52,6 +55,15 @@ export interface FakeDocument {
   informedSii: number; responseMsgSii: string | null;
   document_type: FakeRelation; office: FakeRelation; client: FakeRelation | null;
   details: { href: string }; document_taxes: { href: string }; references: { href: string };
+}
+
+/** A reference as POST /v1/documents.json takes it (provider-chile.md's names) and the fake keeps it. */
+export interface FakeReference { number: string; referenceDate: number; dteCodeSii: number; reason: string }
+
+/** A shipping as the provider answers `POST /v1/shippings.json` and `GET /v1/shippings/{id}.json`. */
+export interface FakeShipping {
+  href: string; id: number; shippingDate: number; address: string; municipality: string; city: string; recipient: string;
+  state: number; office: FakeRelation; shipping_type: FakeRelation; guide: FakeRelation; details: { href: string };
 }
 
 /** A line as the provider answers `GET /v1/documents/{id}/details.json`. */

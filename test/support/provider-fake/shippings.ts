@@ -1,0 +1,90 @@
+import type { CompanyAccount } from './company.ts';
+import { checkClient, checkDetails, checkEmissionDate, checkOffice, checkSalesId, dispatch, documentType, line, storeDocument, type IssueContext } from './documents.ts';
+import { fail, isInteger, isObject, relation } from './http.ts';
+import type { FakeShipping } from './types.ts';
+
+/** `address`, `municipality`, `city`, `recipient`: text; only the address may not be empty (the comuna and city may be unknown). */
+const checkText = (body: Record<string, unknown>, name: 'address' | 'municipality' | 'city' | 'recipient', required: boolean): string => {
+  const value = body[name];
+  if (typeof value !== 'string') return fail(400, `${name} must be a string`);
+  if (required && value.trim() === '') fail(400, `${name} must not be empty`);
+  return value;
+};
+
+/**
+ * `POST /v1/shippings.json` (provider-chile.md, "Dispatch guides"): a shipping and its guide, a
+ * document of the codeSii 52 type with its own folio and the shipping's `salesId`. A known
+ * salesId with the same guide type answers the earlier shipping (200) before anything else is
+ * checked, as documents do; anything missing or invalid is 400 `{"error"}` and changes nothing.
+ */
+export const createShipping = (context: IssueContext, body: unknown): { created: boolean; shipping: FakeShipping } => {
+  const { account, ids, base } = context;
+  if (!isObject(body)) return fail(400, 'the body must be a JSON object');
+  const type = documentType(account, body.documentTypeId);
+  const salesId = checkSalesId(body.salesId);
+  const earlier = salesId === null ? undefined : account.shippings.find((s) => s.salesId === salesId && s.documentTypeId === type.id);
+  if (earlier) return { created: false, shipping: earlier.shipping };
+  if (type.codeSii !== '52') fail(400, `document type ${type.id} is not a dispatch guide (codeSii 52)`);
+  const officeId = checkOffice(account, body.officeId);
+  const emissionDate = checkEmissionDate(body.emissionDate);
+  if (!isInteger(body.shippingTypeId)) fail(400, 'shippingTypeId must be an integer');
+  const shippingType = account.shippingTypes().find((t) => t.id === body.shippingTypeId && t.state === 0) ?? fail(400, `shipping type ${String(body.shippingTypeId)} not found`);
+  if (body.declareSii !== undefined && body.declareSii !== 0 && body.declareSii !== 1) fail(400, 'declareSii must be 0 or 1');
+  if (body.dispatch !== undefined && body.dispatch !== 0 && body.dispatch !== 1) fail(400, 'dispatch must be 0 or 1');
+  const address = checkText(body, 'address', true);
+  const municipality = checkText(body, 'municipality', false);
+  const city = checkText(body, 'city', false);
+  const recipient = checkText(body, 'recipient', false);
+  const clientId = checkClient(account, body.clientId, null);
+  const inputs = checkDetails(account, body.details);
+  if (body.dispatch === 1) dispatch(account, officeId, inputs);
+  const documentId = ids.take('document');
+  const lines = inputs.map((input, i) => line(account, ids, base, documentId, i, input));
+  const guide = storeDocument(context, { documentId, type, officeId, emissionDate, salesId, clientId }, lines);
+  const id = ids.take('shipping');
+  const shipping: FakeShipping = {
+    href: `${base}/v1/shippings/${id}.json`,
+    id,
+    shippingDate: emissionDate,
+    address,
+    municipality,
+    city,
+    recipient,
+    state: 0,
+    office: relation(base, 'offices', officeId),
+    shipping_type: relation(base, 'shipping_types', shippingType.id),
+    guide: relation(base, 'documents', guide.id),
+    details: { href: `${base}/v1/shippings/${id}/details.json` },
+  };
+  account.shippings.push({ shipping, salesId, documentTypeId: type.id });
+  return { created: true, shipping };
+};
+
+/** The shipping's lines as the provider lists them (`GET /v1/shippings/{id}/details.json`): the guide's lines. */
+const shippingDetails = (account: CompanyAccount, base: string, shipping: FakeShipping) =>
+  (account.details.get(Number(shipping.guide.id)) ?? []).map(({ detail }) => ({
+    href: `${base}/v1/shippings/${shipping.id}/details/${detail.id}.json`,
+    id: detail.id,
+    quantity: detail.quantity,
+    variantStock: 0,
+    variantCost: 0,
+    variant: detail.variant ? relation(base, 'variants', detail.variant.id) : null,
+    note: detail.note,
+  }));
+
+/** `GET /v1/shippings/{id}.json`; `expand=[guide,details]` puts the guide document and the lines in place of their links. */
+export const readShipping = (account: CompanyAccount, url: URL, base: string, id: number): unknown => {
+  const stored = account.shippings.find((s) => s.shipping.id === id) ?? fail(404, 'shipping not found');
+  const expand = (url.searchParams.get('expand') ?? '').replace(/[[\]\s]/g, '').split(',');
+  const { shipping } = stored;
+  return {
+    ...shipping,
+    ...(expand.includes('guide') ? { guide: account.document(Number(shipping.guide.id)) ?? shipping.guide } : {}),
+    ...(expand.includes('details') ? { details: { href: shipping.details.href, items: shippingDetails(account, base, shipping) } } : {}),
+  };
+};
+
+export const readShippingDetails = (account: CompanyAccount, base: string, id: number) => {
+  const stored = account.shippings.find((s) => s.shipping.id === id) ?? fail(404, 'shipping not found');
+  return shippingDetails(account, base, stored.shipping);
+};
