@@ -83,7 +83,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
       sequence: i + 1,
       orderId,
       reference: order.reference,
-      address: order.address,
+      address: { text: order.address.text, latitude: order.address.latitude, longitude: order.address.longitude },
       state: 'pending',
       outcomeAt: null,
       evidenceCount: 0,

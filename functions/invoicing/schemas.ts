@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { DateTime, pageOf, Uuid, Version } from '../../shared/http/schemas.ts';
-import { MINOR_PATTERN, QUANTITY_PATTERN, quantityText } from './money.ts';
+import { MinorAmount, Quantity } from '../../shared/http/amount-schemas.ts';
 
 /** The specification's "Invoice intent" and "Invoice line", with decisions 9's input rules. */
 export const documentKinds = ['receipt', 'invoice', 'credit_note', 'dispatch_guide'] as const;
@@ -21,15 +21,7 @@ export type TaxState = (typeof taxStates)[number];
 const text = (min: number, max: number) =>
   v.pipe(v.string('must be a string'), v.minLength(min, `must be at least ${min} characters`), v.maxLength(max, `must be at most ${max} characters`));
 
-export const MinorAmount = v.pipe(v.string('must be an integer string'), v.regex(MINOR_PATTERN, 'must be a non-negative integer string of at most 18 digits'));
-
-/** A JSON number or decimal string, > 0, at most 6 decimals; answered as a decimal string. */
-const Quantity = v.pipe(
-  v.union([v.number(), v.string()], 'must be a number or a decimal string'),
-  v.transform(quantityText),
-  v.regex(QUANTITY_PATTERN, 'must be a decimal of at most 12 integer digits and 6 decimals, without exponent'),
-  v.check((q) => /[1-9]/.test(q), 'must be greater than 0'),
-);
+export { MinorAmount };
 
 export const LineInput = v.strictObject({
   conceptKey: text(1, 64),
