@@ -1,5 +1,5 @@
 import { SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
-import { StateConflictError } from '../../../shared/errors.ts';
+import { StateConflictError, VersionMismatchError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import type { BillingProvider } from '../../../shared/ports/billing-provider/port.ts';
 import { billingProvider } from '../../../shared/ports/billing-provider/registry.ts';
@@ -68,7 +68,7 @@ export const issueGuideIntent = async (intent: IntentRecord, now: Date, options:
     return record;
   } catch (error) {
     // Taken meanwhile (its `submitting` commit lost to another's): whoever took it settles it.
-    if (error instanceof StateConflictError && !(error instanceof ConnectionRevokedError)) return undefined;
+    if ((error instanceof StateConflictError || error instanceof VersionMismatchError) && !(error instanceof ConnectionRevokedError)) return undefined;
     throw error;
   }
 };
