@@ -37,11 +37,12 @@ export interface RouteGuideItem {
 }
 
 /**
- * Stops per transaction: each takes its intent and its guard (2 items) beside the route's check.
- * The request's own transaction also carries its idempotency record and audit entry.
+ * Stops per transaction: each takes its intent and its guard (2 items) beside the route's check;
+ * the request's own transaction also carries its idempotency record and audit entry (45 stops:
+ * 93 items). A route holds at most 45 stops today (routing's limit), so one transaction makes
+ * them all; the chunks are there for a limit that grows.
  */
-const STOPS_PER_CHUNK = 45;
-const STOPS_IN_REQUEST = 40;
+export const GUIDE_CHUNKS = { inRequest: 45, perChunk: 49 };
 
 /** Guides are made only while the route is assigned: checked again in every chunk's transaction. */
 const routeAssignedCheck = (tenantId: string, routeId: string): Write => ({
@@ -79,7 +80,12 @@ const checkConnections = async (tenantId: string, connectionIds: Set<string>): P
  * guarded, so a retry (any key) makes only the rest. A lost race makes the request run again
  * (ReadOutdatedError), and it then finds the winner's guides.
  */
-export const createRouteGuides = async (caller: Caller, routeId: string, transfer: Transfer): Promise<{ items: RouteGuideItem[]; writes: Write[]; pending: boolean }> => {
+export const createRouteGuides = async (
+  caller: Caller,
+  routeId: string,
+  transfer: Transfer,
+  chunks = GUIDE_CHUNKS,
+): Promise<{ items: RouteGuideItem[]; writes: Write[]; pending: boolean }> => {
   const { tenantId } = caller;
   const route = await getRouteRecord(tenantId, routeId);
   requireRouteState(route, ['assigned'], 'issue dispatch guides');
@@ -97,10 +103,10 @@ export const createRouteGuides = async (caller: Caller, routeId: string, transfe
     return [insertIntent(intent), claimStop(guard, stop.dispatchGuide?.intentId)];
   });
   // The last chunk goes with the request; the earlier ones commit now, each on its own.
-  const last = pairs.length <= STOPS_IN_REQUEST ? pairs : pairs.slice(pairs.length - STOPS_IN_REQUEST);
+  const last = pairs.slice(Math.max(0, pairs.length - chunks.inRequest));
   const earlier = pairs.slice(0, pairs.length - last.length);
-  for (let i = 0; i < earlier.length; i += STOPS_PER_CHUNK) {
-    await commit([routeAssignedCheck(tenantId, routeId), ...earlier.slice(i, i + STOPS_PER_CHUNK).flat()]);
+  for (let i = 0; i < earlier.length; i += chunks.perChunk) {
+    await commit([routeAssignedCheck(tenantId, routeId), ...earlier.slice(i, i + chunks.perChunk).flat()]);
   }
   const items = withGoods.map((stop) => ({ stopId: stop.id, orderId: stop.orderId, intentId: made.get(stop.id) ?? stop.dispatchGuide!.intentId }));
   const pending = made.size > 0 || withGoods.some((stop) => stop.dispatchGuide?.localState === 'approved');
