@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../shared/http/schemas.ts';
 import { CreateVehicleBody } from '../fleet/schemas.ts';
 import { VehicleRouteId } from '../routing/schemas.ts';
+import { StopDispatchGuide } from './dispatch-guide-schemas.ts';
 
 /**
  * Which evidence a delivery needs (the specification leaves the object open): a photo, a
@@ -65,6 +66,7 @@ export const Stop = v.pipe(
     outcomeAt: v.nullable(DateTime),
     evidenceCount: v.pipe(v.number(), v.integer()),
     failureReason: v.nullable(v.string()),
+    dispatchGuide: StopDispatchGuide,
     version: Version,
   }),
   v.title('Stop'),

@@ -8,7 +8,7 @@ import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { ConnectionRevokedError } from './errors.ts';
-import type { Connection } from './schemas.ts';
+import type { Connection, IssueSettings } from './schemas.ts';
 
 /** A connection as stored: the API fields plus the provider's access token, sealed (never plain). */
 export interface ConnectionRecord extends Connection {
@@ -36,6 +36,23 @@ export const toConnection = (record: ConnectionRecord): Connection => {
   return connection;
 };
 
+/**
+ * Settings as stored, read in today's shape: settings stored before dispatch guides (decisions 14)
+ * have no `dispatchGuide` or `shippingTypeIds`, which read as null.
+ */
+export const readIssueSettings = (stored: unknown): IssueSettings | null => {
+  if (!stored || typeof stored !== 'object') return null;
+  const settings = stored as Omit<IssueSettings, 'shippingTypeIds' | 'documentTypeIds'> & {
+    documentTypeIds: Omit<IssueSettings['documentTypeIds'], 'dispatchGuide'> & { dispatchGuide?: string | null };
+    shippingTypeIds?: IssueSettings['shippingTypeIds'];
+  };
+  return {
+    ...settings,
+    documentTypeIds: { ...settings.documentTypeIds, dispatchGuide: settings.documentTypeIds.dispatchGuide ?? null },
+    shippingTypeIds: settings.shippingTypeIds ?? null,
+  };
+};
+
 export const toConnectionRecord = (item: Record<string, unknown>): ConnectionRecord => ({
   id: item.connectionId as string,
   tenantId: item.tenantId as string,
@@ -44,7 +61,7 @@ export const toConnectionRecord = (item: Record<string, unknown>): ConnectionRec
   clientCode: item.clientCode as string,
   name: item.name as string,
   state: item.state as Connection['state'],
-  issueSettings: (item.issueSettings as Connection['issueSettings']) ?? null,
+  issueSettings: readIssueSettings(item.issueSettings),
   version: item.version as number,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,

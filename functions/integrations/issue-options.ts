@@ -47,35 +47,53 @@ export const readIssueOptions = async (
     readAll((page) => provider.listOffices(session, page), signal),
     readAll((page) => provider.listTaxes(session, page), signal),
     readAll((page) => provider.listDocumentTypes(session, page), signal),
+    readAll((page) => provider.listShippingTypes(session, page), signal),
   ] as const);
   for (const result of settled) if (result.status === 'rejected') throw result.reason;
-  const [offices, taxes, documentTypes] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+  const [offices, taxes, documentTypes, shippingTypes] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
     Awaited<ReturnType<typeof provider.listOffices>>['items'],
     Awaited<ReturnType<typeof provider.listTaxes>>['items'],
     Awaited<ReturnType<typeof provider.listDocumentTypes>>['items'],
+    Awaited<ReturnType<typeof provider.listShippingTypes>>['items'],
   ];
   return {
     offices: offices.map((o) => ({ id: o.id, name: clip(o.name, 120) })),
     taxes: taxes.map((t) => ({ id: t.id, name: clip(t.name, 120), percentage: t.percentage, code: clip(t.code ?? '', 20) })),
     documentTypes: documentTypes.map((d) => ({ id: d.id, name: clip(d.name, 120), codeSii: d.codeSii === null ? null : clip(d.codeSii, 10) })),
+    shippingTypes: shippingTypes.map((t) => ({ id: t.id, name: clip(t.name, 120), codeSii: t.codeSii === null ? null : clip(t.codeSii, 10) })),
     current: record.issueSettings,
   };
 };
 
-/** decisions 10: which SII codes each document kind may be issued as. */
-export const CODE_SII_RULES = { receipt: ['39', '41'], invoice: ['33', '34'], creditNote: ['61'] } as const;
+/** decisions 10 and 14: which SII codes each document kind may be issued as. */
+export const CODE_SII_RULES = { receipt: ['39', '41'], invoice: ['33', '34'], creditNote: ['61'], dispatchGuide: ['52'] } as const;
+/** decisions 14: the SII's transfer reason of each shipping type setting. */
+export const SHIPPING_CODE_SII = { sale: '1', internalTransfer: '5', otherTransfer: '6' } as const;
 
 /** Every problem of the settings at once, each naming its field. */
 export const settingsIssues = (options: IssueOptions, body: Omit<IssueSettingsBody, 'version'>): FieldIssue[] => {
   const issues: FieldIssue[] = [];
   if (!options.offices.some((o) => o.id === body.officeId)) issues.push({ path: 'body.officeId', message: 'is not an active office of the provider' });
   if (!options.taxes.some((t) => t.id === body.vatTaxId)) issues.push({ path: 'body.vatTaxId', message: 'is not an active tax of the provider' });
-  for (const kind of ['receipt', 'invoice', 'creditNote'] as const) {
-    const type = options.documentTypes.find((d) => d.id === body.documentTypeIds[kind]);
+  for (const kind of ['receipt', 'invoice', 'creditNote', 'dispatchGuide'] as const) {
+    const id = body.documentTypeIds[kind];
+    // The dispatch guide's type is optional (decisions 14): absent or null is not checked.
+    if (id === undefined || id === null) continue;
+    const type = options.documentTypes.find((d) => d.id === id);
     const allowed: readonly string[] = CODE_SII_RULES[kind];
     if (!type) issues.push({ path: `body.documentTypeIds.${kind}`, message: 'is not an active document type of the provider' });
     else if (type.codeSii === null || !allowed.includes(type.codeSii)) {
       issues.push({ path: `body.documentTypeIds.${kind}`, message: `must be a document type with codeSii ${allowed.join(' or ')}, this one has ${type.codeSii ?? 'none'}` });
+    }
+  }
+  for (const transfer of ['sale', 'internalTransfer', 'otherTransfer'] as const) {
+    const id = body.shippingTypeIds?.[transfer];
+    if (id === undefined) continue;
+    const type = options.shippingTypes.find((t) => t.id === id);
+    const codeSii = SHIPPING_CODE_SII[transfer];
+    if (!type) issues.push({ path: `body.shippingTypeIds.${transfer}`, message: 'is not an active shipping type of the provider' });
+    else if (type.codeSii !== codeSii) {
+      issues.push({ path: `body.shippingTypeIds.${transfer}`, message: `must be a shipping type with codeSii ${codeSii}, this one has ${type.codeSii ?? 'none'}` });
     }
   }
   return issues;
@@ -90,8 +108,16 @@ export const saveIssueSettings = async (tenantId: string, connectionId: string, 
   const issueSettings: IssueSettings = {
     officeId: body.officeId,
     vatTaxId: body.vatTaxId,
-    documentTypeIds: { receipt: body.documentTypeIds.receipt, invoice: body.documentTypeIds.invoice, creditNote: body.documentTypeIds.creditNote },
+    documentTypeIds: {
+      receipt: body.documentTypeIds.receipt,
+      invoice: body.documentTypeIds.invoice,
+      creditNote: body.documentTypeIds.creditNote,
+      dispatchGuide: body.documentTypeIds.dispatchGuide ?? null,
+    },
     dispatchStock: body.dispatchStock ?? false,
+    shippingTypeIds: body.shippingTypeIds
+      ? { sale: body.shippingTypeIds.sale, internalTransfer: body.shippingTypeIds.internalTransfer, otherTransfer: body.shippingTypeIds.otherTransfer }
+      : null,
   };
   const record: ConnectionRecord = { ...current, issueSettings, version: current.version + 1, updatedAt: nowIso(now) };
   return { record, writes: [saveConnection(record, body.version)] };

@@ -172,7 +172,7 @@ export const issueOptionsOperation = defineOperation({
   operationId: 'getIssueOptions',
   method: 'GET',
   path: `${prefix}/connections/{id}/issue-options`,
-  summary: 'The offices, taxes and document types to issue with, read live from the provider',
+  summary: 'The offices, taxes, document types and shipping types to issue with, read live from the provider',
   tag,
   permission: 'integrations.read',
   params: IdParams,
@@ -188,7 +188,7 @@ export const putIssueSettingsOperation = defineOperation({
   operationId: 'putIssueSettings',
   method: 'PUT',
   path: `${prefix}/connections/{id}/issue-settings`,
-  summary: 'Set the office, VAT tax and document types documents are issued with',
+  summary: 'Set the office, VAT tax, document types and (for dispatch guides) shipping types documents are issued with',
   tag,
   permission: 'integrations.manage',
   params: IdParams,
@@ -196,7 +196,10 @@ export const putIssueSettingsOperation = defineOperation({
   responses: {
     200: { description: 'The connection with its new settings, version + 1', schema: Connection },
     409: { description: '`version_mismatch`, `connection_revoked`, `connection_unauthorized`' },
-    422: { description: '`invalid_issue_settings`: an id not among the live options, or a document type of the wrong codeSii (errors name the field)' },
+    422: {
+      description:
+        '`invalid_issue_settings`: an id not among the live options, a document type of the wrong codeSii (receipt 39/41, invoice 33/34, creditNote 61, dispatchGuide 52) or a shipping type of the wrong codeSii (sale 1, internalTransfer 5, otherTransfer 6); errors name the field',
+    },
     503: { description: '`provider_unavailable`' },
   },
   handle: async ({ params, body, caller }) => {

@@ -32,13 +32,35 @@ export const CompletionBody = v.strictObject({
   bindingSecret: BindingSecret,
 });
 
-export const DocumentTypeIds = v.strictObject({ receipt: OptionId, invoice: OptionId, creditNote: OptionId });
+/** The dispatch guide's settings (decisions 14) are optional: absent or null means "no guides", and invoices still issue. */
+export const DocumentTypeIdsBody = v.strictObject({
+  receipt: OptionId,
+  invoice: OptionId,
+  creditNote: OptionId,
+  dispatchGuide: v.optional(v.nullable(OptionId)),
+});
+
+/** The provider's shipping types a guide is issued with, by the route's `transfer` (codeSii 1, 5 and 6). */
+export const ShippingTypeIds = v.strictObject({ sale: OptionId, internalTransfer: OptionId, otherTransfer: OptionId });
+export type ShippingTypeIds = v.InferOutput<typeof ShippingTypeIds>;
+
+/**
+ * As answered, `dispatchGuide` and `shippingTypeIds` are always present: null when not set, and
+ * for settings stored before they existed (toConnectionRecord fills them in on read).
+ */
+export const DocumentTypeIds = v.object({
+  receipt: OptionId,
+  invoice: OptionId,
+  creditNote: OptionId,
+  dispatchGuide: v.nullable(OptionId),
+});
 
 export const IssueSettings = v.object({
   officeId: OptionId,
   vatTaxId: OptionId,
   documentTypeIds: DocumentTypeIds,
   dispatchStock: v.boolean(),
+  shippingTypeIds: v.nullable(ShippingTypeIds),
 });
 export type IssueSettings = v.InferOutput<typeof IssueSettings>;
 
@@ -46,8 +68,9 @@ export const IssueSettingsBody = v.strictObject({
   version: Version,
   officeId: OptionId,
   vatTaxId: OptionId,
-  documentTypeIds: DocumentTypeIds,
+  documentTypeIds: DocumentTypeIdsBody,
   dispatchStock: v.optional(v.boolean('must be true or false')),
+  shippingTypeIds: v.optional(v.nullable(ShippingTypeIds)),
 });
 export type IssueSettingsBody = v.InferOutput<typeof IssueSettingsBody>;
 
@@ -79,6 +102,7 @@ export const IssueOptions = v.pipe(
     offices: v.pipe(v.array(v.object({ id: OptionId, name: Short })), v.maxLength(200)),
     taxes: v.pipe(v.array(v.object({ id: OptionId, name: Short, percentage: v.number(), code: v.pipe(v.string(), v.maxLength(20)) })), v.maxLength(200)),
     documentTypes: v.pipe(v.array(v.object({ id: OptionId, name: Short, codeSii: v.nullable(v.pipe(v.string(), v.maxLength(10))) })), v.maxLength(200)),
+    shippingTypes: v.pipe(v.array(v.object({ id: OptionId, name: Short, codeSii: v.nullable(v.pipe(v.string(), v.maxLength(10))) })), v.maxLength(200)),
     current: v.nullable(IssueSettings),
   }),
   v.title('IssueOptions'),

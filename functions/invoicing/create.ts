@@ -83,6 +83,7 @@ const creditWrites = async (tenantId: string, body: CreateIntentBody, lines: Sto
   const fit =
     credited &&
     credited.documentKind !== 'credit_note' &&
+    credited.documentKind !== 'dispatch_guide' && // a guide moves goods, it charges nothing: it is invoiced, never credited
     (credited.localState === 'issued' || credited.localState === 'provider_recorded') &&
     credited.connectionId === body.connectionId &&
     credited.currency === body.currency;

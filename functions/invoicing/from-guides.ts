@@ -20,7 +20,7 @@ import { MAX_LINES, type CreateIntentBody } from './schemas.ts';
 export const DISPATCH_GUIDE_SII = 52;
 
 /** A guide intent as the guides path stores it: the folio once the provider gave one, its transfer kind (contract 5). */
-type GuideRecord = IntentRecord & { documentNumber?: string | null; transfer?: string };
+type GuideRecord = IntentRecord;
 
 /** A guide line: an order line without a price travels at 0 (decisions 14), stored as '0' or null. */
 type GuideLine = Omit<StoredLine, 'unitPriceMinor'> & { unitPriceMinor: string | null | undefined };

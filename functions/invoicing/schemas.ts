@@ -1,11 +1,15 @@
 import * as v from 'valibot';
 import { DateTime, pageOf, Uuid, Version } from '../../shared/http/schemas.ts';
-import { MINOR_PATTERN, QUANTITY_PATTERN, quantityText } from './money.ts';
+import { MinorAmount, Quantity } from '../../shared/http/amount-schemas.ts';
 
 /** The specification's "Invoice intent" and "Invoice line", with decisions 9's input rules. */
 export const documentKinds = ['receipt', 'invoice', 'credit_note', 'dispatch_guide'] as const;
 export const DocumentKind = v.picklist(documentKinds);
 export type DocumentKind = v.InferOutput<typeof DocumentKind>;
+/** Dispatch guides are made by their route (POST /v1/field/routes/{id}/dispatch-guides), never created here. */
+export const CreatableKind = v.picklist(['receipt', 'invoice', 'credit_note'], 'must be receipt, invoice or credit_note (dispatch guides are made by their route)');
+export const transfers = ['sale', 'internal_transfer', 'other_transfer'] as const;
+export type Transfer = (typeof transfers)[number];
 
 export const localStates = ['draft', 'reviewed', 'approved', 'submitting', 'unknown', 'provider_recorded', 'issued', 'rejected', 'cancelled'] as const;
 export const providerStates = ['not_sent', 'unknown', 'received', 'processing', 'accepted', 'rejected'] as const;
@@ -17,15 +21,7 @@ export type TaxState = (typeof taxStates)[number];
 const text = (min: number, max: number) =>
   v.pipe(v.string('must be a string'), v.minLength(min, `must be at least ${min} characters`), v.maxLength(max, `must be at most ${max} characters`));
 
-export const MinorAmount = v.pipe(v.string('must be an integer string'), v.regex(MINOR_PATTERN, 'must be a non-negative integer string of at most 18 digits'));
-
-/** A JSON number or decimal string, > 0, at most 6 decimals; answered as a decimal string. */
-const Quantity = v.pipe(
-  v.union([v.number(), v.string()], 'must be a number or a decimal string'),
-  v.transform(quantityText),
-  v.regex(QUANTITY_PATTERN, 'must be a decimal of at most 12 integer digits and 6 decimals, without exponent'),
-  v.check((q) => /[1-9]/.test(q), 'must be greater than 0'),
-);
+export { MinorAmount };
 
 export const LineInput = v.strictObject({
   conceptKey: text(1, 64),
@@ -43,8 +39,7 @@ export const MAX_DISPATCH_GUIDES = 50;
 
 export const CreateIntentBody = v.strictObject({
   connectionId: Uuid,
-  // A dispatch guide is made by its route (POST /v1/field/routes/{id}/dispatch-guides), never here.
-  documentKind: v.picklist(['receipt', 'invoice', 'credit_note'], 'must be receipt, invoice or credit_note'),
+  documentKind: CreatableKind,
   customerId: v.nullable(Uuid),
   creditedInvoiceId: v.optional(Uuid),
   currency: v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CLP')),
@@ -92,6 +87,11 @@ export const InvoiceIntent = v.pipe(
     taxState: v.picklist(taxStates),
     externalDocumentId: v.nullable(v.string()),
     providerVersion: v.nullable(v.string()),
+    documentNumber: v.pipe(v.nullable(v.string()), v.description('The provider document’s folio, once the provider holds it')),
+    dispatch: v.pipe(
+      v.nullable(v.object({ orderId: Uuid, routeId: Uuid, stopId: Uuid, transfer: v.picklist(transfers) })),
+      v.description('For a dispatch guide: the order, route and stop it travels with, and why the goods move; null for other kinds'),
+    ),
     version: v.number(),
     createdAt: DateTime,
     updatedAt: DateTime,

@@ -14,9 +14,12 @@ export const createOrderOperation = defineOperation({
   permission: 'orders.write',
   idempotent: true,
   body: CreateOrderBody,
-  responses: { 201: { description: 'The order, state pending', schema: Order } },
+  responses: {
+    201: { description: 'The order, state pending', schema: Order },
+    422: { description: '`invalid_order` (a variant or customer that is not a record of the connection, `connectionId` missing for goods, a quantity or price the provider cannot receive exactly), `connection_not_ready` (the connection is unknown to the tenant or revoked)' },
+  },
   handle: async ({ body, caller }) => {
-    const { order, writes } = createOrder(caller.tenantId, body, caller.now, caller.publicBaseUrl);
+    const { order, writes } = await createOrder(caller.tenantId, body, caller.now, caller.publicBaseUrl);
     return { status: 201, body: order, headers: { location: `/v1/distribution/orders/${order.id}` }, writes, resourceId: order.id };
   },
 });

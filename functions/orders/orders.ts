@@ -7,11 +7,13 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
+import { resolveGoods } from './goods.ts';
 import { getOrderRecord, orderItem, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
 import type { CreateOrderBody, Order } from './schemas.ts';
 import { newTrackingToken } from './tracking-token.ts';
 
-export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date, baseUrl: string): { order: Order; writes: Write[] } => {
+export const createOrder = async (tenantId: string, body: CreateOrderBody, now: Date, baseUrl: string): Promise<{ order: Order; writes: Write[] }> => {
+  const goods = await resolveGoods(tenantId, body);
   const at = nowIso(now);
   const record: OrderRecord = {
     id: newId(),
@@ -19,6 +21,7 @@ export const createOrder = (tenantId: string, body: CreateOrderBody, now: Date, 
     recipient: { name: body.recipient.name, phone: body.recipient.phone ?? null, email: body.recipient.email ?? null },
     address: body.address,
     serviceDate: body.serviceDate,
+    ...goods,
     state: 'pending',
     trackingToken: newTrackingToken(),
     routeId: null,

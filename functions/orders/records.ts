@@ -2,20 +2,39 @@ import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
+import type { OrderLineRecord } from './goods-schemas.ts';
 import type { Order, OrderState } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
 
-/** The stored order: the public shape plus the link token (the URL is made when answering). */
-export interface OrderRecord extends Omit<Order, 'trackingUrl'> {
+/**
+ * The stored order: the public shape plus the link token (the URL is made when answering) and
+ * the provider ids of its customer and variants, resolved at create so a guide needs no reads.
+ */
+export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'lines'> {
   trackingToken: string;
+  lines: OrderLineRecord[];
+  customerExternalId: string | null;
 }
+
+/** Orders stored before goods existed read as orders without goods. */
+const toAddress = (stored: Record<string, unknown>): OrderRecord['address'] => ({
+  text: stored.text as string,
+  latitude: stored.latitude as number,
+  longitude: stored.longitude as number,
+  municipality: (stored.municipality as string | null | undefined) ?? null,
+  city: (stored.city as string | null | undefined) ?? null,
+});
 
 export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   id: item.orderId as string,
   reference: item.reference as string,
   recipient: item.recipient as OrderRecord['recipient'],
-  address: item.address as OrderRecord['address'],
+  address: toAddress(item.address as Record<string, unknown>),
   serviceDate: item.serviceDate as string,
+  lines: (item.lines as OrderLineRecord[] | undefined) ?? [],
+  customerId: (item.customerId as string | undefined) ?? null,
+  customerExternalId: (item.customerExternalId as string | undefined) ?? null,
+  connectionId: (item.connectionId as string | undefined) ?? null,
   state: item.state as OrderState,
   trackingToken: item.trackingToken as string,
   routeId: (item.routeId as string | undefined) ?? null,
@@ -26,7 +45,11 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   cancelledAt: (item.cancelledAt as string | undefined) ?? null,
 });
 
-export const toOrder = ({ trackingToken, ...rest }: OrderRecord, baseUrl: string): Order => ({ ...rest, trackingUrl: trackingUrl(trackingToken, baseUrl) });
+export const toOrder = ({ trackingToken, customerExternalId: _c, lines, ...rest }: OrderRecord, baseUrl: string): Order => ({
+  ...rest,
+  lines: lines.map(({ variantExternalId: _v, ...line }) => line),
+  trackingUrl: trackingUrl(trackingToken, baseUrl),
+});
 
 export const orderItem = (tenantId: string, order: OrderRecord) => ({
   ...opsKeys.order(tenantId, order.id),
@@ -37,6 +60,10 @@ export const orderItem = (tenantId: string, order: OrderRecord) => ({
   recipient: order.recipient,
   address: order.address,
   serviceDate: order.serviceDate,
+  lines: order.lines,
+  customerId: order.customerId ?? undefined,
+  customerExternalId: order.customerExternalId ?? undefined,
+  connectionId: order.connectionId ?? undefined,
   state: order.state,
   trackingToken: order.trackingToken,
   routeId: order.routeId ?? undefined,

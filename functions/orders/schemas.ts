@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../shared/http/schemas.ts';
+import { OrderLine, OrderLineInput, MAX_ORDER_LINES } from './goods-schemas.ts';
 
 const Text = (max: number) =>
   v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
@@ -17,6 +18,9 @@ const Address = v.strictObject({
   text: Text(300),
   latitude: Latitude,
   longitude: Longitude,
+  /** The comuna and city a dispatch guide carries (decisions 14). */
+  municipality: v.optional(v.nullable(Text(60)), null),
+  city: v.optional(v.nullable(Text(60)), null),
 });
 
 export const CreateOrderBody = v.strictObject({
@@ -24,6 +28,10 @@ export const CreateOrderBody = v.strictObject({
   recipient: Recipient,
   address: Address,
   serviceDate: IsoDate,
+  // Goods (decisions 14): the lines, and the connection whose records they and the customer name.
+  lines: v.optional(v.pipe(v.array(OrderLineInput, 'must be an array of lines'), v.maxLength(MAX_ORDER_LINES, `must have at most ${MAX_ORDER_LINES} lines`)), []),
+  customerId: v.optional(v.nullable(Uuid), null),
+  connectionId: v.optional(v.nullable(Uuid), null),
 });
 export type CreateOrderBody = v.InferOutput<typeof CreateOrderBody>;
 
@@ -34,8 +42,11 @@ export const Order = v.pipe(
     id: Uuid,
     reference: v.string(),
     recipient: v.object({ name: v.string(), phone: v.nullable(v.string()), email: v.nullable(v.string()) }),
-    address: v.object({ text: v.string(), latitude: v.number(), longitude: v.number() }),
+    address: v.object({ text: v.string(), latitude: v.number(), longitude: v.number(), municipality: v.nullable(v.string()), city: v.nullable(v.string()) }),
     serviceDate: IsoDate,
+    lines: v.pipe(v.array(OrderLine), v.description('The goods, positions from 1; empty for an order without goods')),
+    customerId: v.pipe(v.nullable(Uuid), v.description('A party record of connectionId')),
+    connectionId: v.pipe(v.nullable(Uuid), v.description('The billing provider connection whose records the lines and customer name')),
     state: v.picklist(orderStates),
     trackingUrl: v.pipe(v.string(), v.description('`/t/{token}`, absolute: on PUBLIC_BASE_URL when set, else on the host the client called (relative only where neither is known)')),
     routeId: v.nullable(Uuid),

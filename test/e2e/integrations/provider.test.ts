@@ -126,10 +126,25 @@ describe('provider connection through the real adapter and the fake provider', (
     const saved = await put({ version: 1, officeId: '200', vatTaxId: '1', documentTypeIds: { receipt: '3', invoice: '1', creditNote: '5' } });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.body.version).toBe(2);
+    expect(saved.body.issueSettings).toMatchObject({ documentTypeIds: { dispatchGuide: null }, shippingTypeIds: null });
+
+    // Dispatch guides (decisions 14): the shipping types read live (the fake's 9 is inactive), a 52 type and codeSii 1, 5, 6.
+    expect(options.body.shippingTypes.map((t: { id: string }) => t.id)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    expect(options.body.shippingTypes).toContainEqual({ id: '5', name: 'Traslados internos', codeSii: '5' });
+    expect(fake.requests.some((r) => /^\/v1\/shipping_types\.json\?.*state=0/.test(r.path))).toBe(true);
+    const guideBody = { version: 2, officeId: '200', vatTaxId: '1', documentTypeIds: { receipt: '3', invoice: '1', creditNote: '5', dispatchGuide: '7' }, shippingTypeIds: { sale: '1', internalTransfer: '6', otherTransfer: '6' } };
+    const wrongGuide = await put(guideBody); // 7 is the fake's inactive 52 type; 6 is not an internal transfer
+    expect(wrongGuide.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.documentTypeIds.dispatchGuide', 'body.shippingTypeIds.internalTransfer']);
+    const guides = await put({ ...guideBody, documentTypeIds: { ...guideBody.documentTypeIds, dispatchGuide: '8' }, shippingTypeIds: { sale: '1', internalTransfer: '5', otherTransfer: '6' } });
+    expect(guides.status, guides.text).toBe(200);
+    expect(guides.body).toMatchObject({ version: 3, issueSettings: { documentTypeIds: { dispatchGuide: '8' }, shippingTypeIds: { sale: '1', internalTransfer: '5', otherTransfer: '6' } } });
 
     fake.faults.add({ route: 'GET /v1/taxes.json', kind: 'status', status: 429 });
     const limited = await tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/issue-options`);
     expect([limited.status, limited.body.code]).toEqual([503, 'provider_unavailable']);
+    fake.faults.add({ route: 'GET /v1/shipping_types.json', kind: 'status', status: 502 });
+    const shippingDown = await tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/issue-options`);
+    expect([shippingDown.status, shippingDown.body.code]).toEqual([503, 'provider_unavailable']);
     fake.faults.add({ route: 'GET /v1/offices.json', kind: 'status', status: 401 });
     const rejected = await tenant.call(admin, 'GET', `/v1/integrations/connections/${connection.id}/issue-options`);
     expect([rejected.status, rejected.body.code]).toEqual([409, 'connection_unauthorized']);

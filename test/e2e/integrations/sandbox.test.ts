@@ -133,7 +133,7 @@ describe('sandbox connection', () => {
     expect(options.status, options.text).toBe(200);
     expect(options.body.offices.map((o: { id: string }) => o.id)).toEqual(['1', '2', '3']); // the closed office is not offered
     expect(options.body.taxes[0]).toEqual({ id: '1', name: 'IVA', percentage: 19, code: 'IVA' });
-    expect(options.body.documentTypes.map((d: { codeSii: string | null }) => d.codeSii)).toEqual(['33', '34', '39', '41', '61', null]);
+    expect(options.body.documentTypes.map((d: { codeSii: string | null }) => d.codeSii)).toEqual(['33', '34', '39', '41', '61', null, '52']);
     expect(options.body.current).toBeNull();
 
     const bad = await tenant.call(admin, 'PUT', `/v1/integrations/connections/${connection.id}/issue-settings`, {

@@ -50,4 +50,16 @@ describe('issue options', () => {
     expect(paths({ ...ok, documentTypeIds: { ...ok.documentTypeIds, receipt: '6' } })).toEqual(['body.documentTypeIds.receipt']); // no codeSii
     expect(paths({ ...ok, officeId: '4', vatTaxId: '3' })).toEqual(['body.officeId', 'body.vatTaxId']); // closed office, unknown tax
   });
+
+  it('checks the dispatch guide’s type (codeSii 52) and the shipping types (codeSii 1, 5, 6) only when given', async () => {
+    const options = await readIssueOptions(record, sandbox);
+    expect(options.shippingTypes.filter((t) => ['1', '5', '6'].includes(t.codeSii!)).map((t) => t.id)).toEqual(['1', '5', '6']);
+    const ok = { officeId: '1', vatTaxId: '1', documentTypeIds: { receipt: '4', invoice: '2', creditNote: '5', dispatchGuide: '7' }, shippingTypeIds: { sale: '1', internalTransfer: '5', otherTransfer: '6' } };
+    expect(settingsIssues(options, ok)).toEqual([]);
+    expect(settingsIssues(options, { ...ok, documentTypeIds: { ...ok.documentTypeIds, dispatchGuide: null }, shippingTypeIds: null })).toEqual([]);
+    const issues = settingsIssues(options, { ...ok, documentTypeIds: { ...ok.documentTypeIds, dispatchGuide: '1' }, shippingTypeIds: { sale: '2', internalTransfer: '6', otherTransfer: '60' } });
+    expect(issues.map((i) => i.path)).toEqual(['body.documentTypeIds.dispatchGuide', 'body.shippingTypeIds.sale', 'body.shippingTypeIds.internalTransfer', 'body.shippingTypeIds.otherTransfer']);
+    expect(issues[0]!.message).toMatch(/codeSii 52, this one has 33/);
+    expect(issues[3]!.message).toMatch(/not an active shipping type/);
+  });
 });
