@@ -20,6 +20,7 @@ import { TrackingProjection } from './constructs/tracking-projection.ts';
 import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
 import { RecordImports } from './constructs/record-imports.ts';
+import { DispatchGuideIssuing } from './constructs/dispatch-guides.ts';
 
 /** Synth accepts these; a deployment with them fails before it creates anything (OidcParameters). */
 export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
@@ -149,6 +150,8 @@ export class DeliveryOpsStack extends Stack {
     this.invoiceReconciler = new InvoiceReconciler(this, 'InvoiceReconciler', { data: this.data, serviceName: 'delivery-ops' });
     const integrations = this.functions.byGroup.get('integrations');
     if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops', reserveConcurrency: this.concurrencyReserved });
+    const field = this.functions.byGroup.get('field');
+    if (this.imports && field) new DispatchGuideIssuing(this, 'DispatchGuides', { imports: this.imports, fieldFunction: field });
     const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
     const providerSettings = props.billingProvider ?? {
       apiUrl: context('providerApiUrl'),

@@ -89,6 +89,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
       evidenceCount: 0,
       failureReason: null,
       receivedBy: null,
+      dispatchGuide: null,
       version: 1,
       trackingToken: order.trackingToken,
       evidence: [],

@@ -6,6 +6,7 @@ import { cancelRoute, finishRoute, getRoute, recordPosition, startRoute } from '
 import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, RouteWithWarnings, Stop, StopParams } from './schemas.ts';
 import { receiptOf } from './receipt.ts';
 import { settleStop } from './stop-actions.ts';
+import { dispatchGuidesOperation } from './dispatch-guides-operation.ts';
 
 const tag = 'Field';
 const routeResponse = { 200: { description: 'The route with its stops', schema: Route } };
@@ -49,7 +50,10 @@ export const startRouteOperation = defineOperation({
   tag,
   permission: 'field.act',
   params: IdParams,
-  responses: { 200: { description: 'The route, state started, with the tenant’s warnings (vehicle documents)', schema: RouteWithWarnings } },
+  responses: {
+    200: { description: 'The route, state started, with the tenant’s warnings (vehicle documents)', schema: RouteWithWarnings },
+    409: { description: '`invalid_state`; `dispatch_guides_missing` (with `stopIds`) when the tenant’s dispatchGuidesRequiredToStart is on and a stop with goods has no issued guide' },
+  },
   handle: async ({ params, caller }) => {
     const { route, writes } = await startRoute(caller, params.id);
     return { status: 200, body: route, writes, resourceId: route.id };
@@ -147,4 +151,5 @@ export const fieldOperations = [
   failStopOperation,
   finishRouteOperation,
   cancelRouteOperation,
+  dispatchGuidesOperation,
 ];

@@ -5,6 +5,7 @@ import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
+import { guidesByStop, readStopGuide, stopGuideView } from './stop-guides.ts';
 
 /** A stop as stored: its public shape, its evidence, and its order's link token for the projection. */
 export interface StopRecord extends Stop {
@@ -73,6 +74,8 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
   failureReason: (item.failureReason as string | undefined) ?? null,
   receivedBy: storedReceipt(item.receivedBy),
+  // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
+  dispatchGuide: null,
   version: item.version as number,
   trackingToken: item.trackingToken as string,
   evidence: (item.evidence as Evidence[] | undefined) ?? [],
@@ -122,7 +125,11 @@ export const readRoutePartition = async (tenantId: string, routeId: string): Pro
   })) {
     items.push(item);
   }
-  const stops = items.filter((i) => i.entity === 'stop').map(toStopRecord).sort((a, b) => a.sequence - b.sequence);
+  const guides = guidesByStop(items);
+  const stops = items
+    .filter((i) => i.entity === 'stop')
+    .map((i) => ({ ...toStopRecord(i), dispatchGuide: stopGuideView(guides.get(i.stopId as string)) }))
+    .sort((a, b) => a.sequence - b.sequence);
   const position = items.find((i) => i.entity === 'route-position');
   return { stops, position: position ? { latitude: position.latitude as number, longitude: position.longitude as number, recordedAt: position.recordedAt as string } : null };
 };
@@ -130,7 +137,7 @@ export const readRoutePartition = async (tenantId: string, routeId: string): Pro
 export const getStopRecord = async (tenantId: string, routeId: string, stopId: string): Promise<StopRecord> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.stop(tenantId, routeId, stopId), ConsistentRead: true }));
   if (!Item) throw new NotFoundError('No stop with this id on this route.');
-  return toStopRecord(Item);
+  return { ...toStopRecord(Item), dispatchGuide: await readStopGuide(tenantId, routeId, stopId) };
 };
 
 export const withStops = (route: RouteRecord, stops: StopRecord[]): Route => ({ ...route, stops: stops.map(toStop) });

@@ -13,6 +13,7 @@ import { getRouteRecord, readRoutePartition, stopItem, withStops } from './recor
 import { requireRouteState, routeStartedCheck, routeWrite } from './route-writes.ts';
 import type { PositionBody, Route, RouteRecord, RouteWithWarnings } from './schemas.ts';
 import { registryVehicleId, vehicleDocumentsWarnings } from './vehicle-documents.ts';
+import { requireDispatchGuides } from './dispatch-guides.ts';
 
 /** Positions may come a little from the future (phone clocks); more than this is refused. */
 const CLOCK_SKEW_MS = 2 * 60_000;
@@ -31,6 +32,7 @@ export const startRoute = async (caller: Caller, routeId: string): Promise<{ rou
   const at = nowIso(caller.now);
   const next: RouteRecord = { ...current, state: 'started', startedAt: at, updatedAt: at, version: current.version + 1 };
   const { stops } = await readRoutePartition(caller.tenantId, routeId);
+  await requireDispatchGuides(caller.tenantId, stops);
   return {
     route: { ...withStops(next, stops), warnings },
     writes: [routeWrite(caller.tenantId, next, current.version), outboxEvent(caller.tenantId, 'field.route.started', { routeId }, caller.now).write],

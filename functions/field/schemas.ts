@@ -3,6 +3,7 @@ import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../sha
 import { CreateVehicleBody } from '../fleet/schemas.ts';
 import { VehicleRouteId } from '../routing/schemas.ts';
 import { ReceivedBy, ReceivedByInput } from './receipt.ts';
+import { StopDispatchGuide } from './dispatch-guide-schemas.ts';
 
 /**
  * Which evidence a delivery needs (the specification leaves the object open): a photo, a
@@ -67,6 +68,7 @@ export const Stop = v.pipe(
     evidenceCount: v.pipe(v.number(), v.integer()),
     failureReason: v.nullable(v.string()),
     receivedBy: v.pipe(v.nullable(ReceivedBy), v.description('The receipt of goods (Ley 19.983), null without one; only ever in this answer')),
+    dispatchGuide: StopDispatchGuide,
     version: Version,
   }),
   v.title('Stop'),

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../../shared/clock.ts';
-import type { FieldIssue } from '../../shared/errors.ts';
+import { ValidationError, type FieldIssue } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { findConnectionRecord, type ConnectionRecord } from '../integrations/connection-record.ts';
 import { adjustLedger, creditedMicro, readLedger, saveLedger } from './credits.ts';
 import { ConnectionNotReadyError, CreditExceedsRemainingError, InvalidInvoiceError, TotalMismatchError } from './errors.ts';
+import { holdGuides, linesFromGuides } from './from-guides.ts';
 import { findIntent, insertIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
 import { CURRENCY_SCALES, fromMicro, lineTotal, sum, toMicro, travelsExactly } from './money.ts';
 import { recordExternalId } from './records.ts';
@@ -34,6 +35,7 @@ const currencyIssues = (connection: ConnectionRecord, body: CreateIntentBody): F
 
 /** The lines as stored, each catalogue item resolved to its variant's provider id. */
 const buildLines = async (tenantId: string, connectionId: string, body: CreateIntentBody): Promise<{ lines: StoredLine[]; issues: FieldIssue[] }> => {
+  if (body.lines === undefined) throw new ValidationError([{ path: 'body.lines', message: 'is required unless dispatchGuideIds is given' }]);
   const issues: FieldIssue[] = [];
   const lines = await Promise.all(
     body.lines.map(async (input, index): Promise<StoredLine> => {
@@ -81,6 +83,7 @@ const creditWrites = async (tenantId: string, body: CreateIntentBody, lines: Sto
   const fit =
     credited &&
     credited.documentKind !== 'credit_note' &&
+    credited.documentKind !== 'dispatch_guide' && // a guide moves goods, it charges nothing: it is invoiced, never credited
     (credited.localState === 'issued' || credited.localState === 'provider_recorded') &&
     credited.connectionId === body.connectionId &&
     credited.currency === body.currency;
@@ -117,7 +120,9 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
   if (body.documentKind === 'invoice' && body.customerId === null) issues.push({ path: 'body.customerId', message: 'an invoice needs a customer' });
   const customerExternalId = body.customerId ? await recordExternalId(tenantId, connection.id, 'parties', body.customerId) : null;
   if (body.customerId && !customerExternalId) issues.push({ path: 'body.customerId', message: 'is not a party record of this connection' });
-  const built = await buildLines(tenantId, connection.id, body);
+  // decisions 14: an invoice made from dispatch guides takes the guides' lines (from-guides.ts).
+  const guides = body.dispatchGuideIds !== undefined ? await linesFromGuides(tenantId, body) : undefined;
+  const built = guides ?? (await buildLines(tenantId, connection.id, body));
   issues.push(...built.issues);
   if (issues.length > 0) throw new InvalidInvoiceError('The invoice intent does not fit its connection and records.', issues);
   const total = sum(built.lines.map((line) => BigInt(line.lineTotalMinor)));
@@ -152,6 +157,7 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
     providerReturnId: null,
     reconcileDueAt: null,
     reconcileAttempts: 0,
+    ...(guides ? { dispatchGuideIds: guides.dispatchGuideIds, guideReferences: guides.guideReferences } : {}),
   };
-  return { record, writes: [insertIntent(record), ...ledgerWrites] };
+  return { record, writes: [insertIntent(record), ...ledgerWrites, ...holdGuides(record)] };
 };

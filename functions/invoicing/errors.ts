@@ -32,3 +32,12 @@ export class InvalidTransitionError extends StateConflictError {
     this.extensions.localState = state;
   }
 }
+
+/** decisions 14: the guide is on another live (not cancelled, not rejected) invoice. */
+export class GuideAlreadyInvoicedError extends StateConflictError {
+  constructor(guideId: string, invoiceIntentId: string | null) {
+    super(`The dispatch guide ${guideId} is on another live invoice${invoiceIntentId ? ` (${invoiceIntentId})` : ''}.`, 'guide_already_invoiced');
+    this.extensions.dispatchGuideId = guideId;
+    if (invoiceIntentId) this.extensions.invoiceIntentId = invoiceIntentId;
+  }
+}

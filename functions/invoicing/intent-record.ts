@@ -1,10 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
+import type { DocumentReference } from '../../shared/ports/billing-provider/port.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
-import type { InvoiceIntent, InvoiceLine, LocalState } from './schemas.ts';
+import type { InvoiceIntent, InvoiceLine, LocalState, Transfer } from './schemas.ts';
 
 export const INTENT_ENTITY = 'invoiceIntent';
 
@@ -29,8 +30,24 @@ export interface Submission {
   submittedAt: string;
 }
 
-export interface IntentRecord extends InvoiceIntent {
+/** Where a dispatch guide's goods go (provider-chile.md, "Dispatch guides"); empty strings when the order has none. */
+export interface ShippingTarget {
+  address: string;
+  municipality: string;
+  city: string;
+  recipient: string;
+}
+
+export interface IntentRecord extends Omit<InvoiceIntent, 'documentNumber' | 'dispatch' | 'dispatchGuideIds'> {
   lines: StoredLine[];
+  /** The provider document's folio (`number`), once known, for every kind; absent on items stored before issue 17. */
+  documentNumber?: string | null;
+  /** A dispatch guide's order, route, stop and transfer (issue 17); absent for other kinds. */
+  orderId?: string;
+  routeId?: string;
+  stopId?: string;
+  transfer?: Transfer;
+  shipping?: ShippingTarget;
   /** The party's provider id (the document's clientId). */
   customerExternalId: string | null;
   submission: Submission | null;
@@ -42,6 +59,9 @@ export interface IntentRecord extends InvoiceIntent {
   /** When the reconciler should look next (null when nothing is left to learn). */
   reconcileDueAt: string | null;
   reconcileAttempts: number;
+  /** An invoice made from dispatch guides: the guides (absent on others) and their references, fixed at create. */
+  dispatchGuideIds?: string[];
+  guideReferences?: DocumentReference[];
 }
 
 export const notFound = () => new NotFoundError('No invoice intent with this id.');
@@ -62,9 +82,14 @@ export const toIntent = (record: IntentRecord): InvoiceIntent => ({
   taxState: record.taxState,
   externalDocumentId: record.externalDocumentId,
   providerVersion: record.providerVersion,
+  documentNumber: record.documentNumber ?? null,
+  dispatch: record.documentKind === 'dispatch_guide' && record.orderId && record.routeId && record.stopId && record.transfer
+    ? { orderId: record.orderId, routeId: record.routeId, stopId: record.stopId, transfer: record.transfer }
+    : null,
   version: record.version,
   createdAt: record.createdAt,
   updatedAt: record.updatedAt,
+  dispatchGuideIds: record.dispatchGuideIds ?? [],
 });
 
 export const toLine = ({ variantExternalId: _v, ...line }: StoredLine): InvoiceLine => line;

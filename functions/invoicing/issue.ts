@@ -6,7 +6,9 @@ import { commit, type Write } from '../../shared/table/transaction.ts';
 import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
 import { auditWrite } from '../../shared/audit/entry.ts';
 import { activeConnection } from '../integrations/connection-record.ts';
+import type { IssueSettings } from '../integrations/schemas.ts';
 import { ConnectionNotReadyError, InvalidTransitionError } from './errors.ts';
+import { guideMoveWrite } from './guides/guard.ts';
 import { getIntent, saveIntent, type IntentRecord, type Submission } from './intent-record.ts';
 import { ISSUE_DEADLINE_MS, providerSession, sendOnce, withDeadline, type SendProgress } from './provider-calls.ts';
 import { documentStates, moveTo, NOT_SENT, REFUSED, RECONCILE_AFTER_SECONDS, UNKNOWN } from './state.ts';
@@ -18,6 +20,15 @@ export const tenantDay = (now: Date, timeZone: string): number => {
   return Date.parse(`${day}T00:00:00Z`) / 1000;
 };
 
+/** The provider document type an intent is issued as; a guide needs the connection's guide settings. */
+const submissionType = (intent: IntentRecord, settings: IssueSettings): string => {
+  if (intent.documentKind === 'credit_note') return settings.documentTypeIds.creditNote;
+  if (intent.documentKind !== 'dispatch_guide') return settings.documentTypeIds[intent.documentKind];
+  const type = settings.documentTypeIds.dispatchGuide ?? null;
+  if (!type || !settings.shippingTypeIds) throw new ConnectionNotReadyError('the connection has no dispatch guide settings');
+  return type;
+};
+
 export interface IssueOptions {
   provider?: BillingProvider;
   deadlineMs?: number;
@@ -27,6 +38,8 @@ export interface IssueOptions {
 export interface IssueActor {
   actorId: string;
   requestId: string;
+  /** The audit action; a job names its own (decisions 12). Default issueInvoiceIntent. */
+  action?: string;
 }
 
 export const ISSUE_AUDIT_ACTION = 'issueInvoiceIntent';
@@ -52,7 +65,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   const submission: Submission = intent.submission
     ? { ...intent.submission, submittedAt: at }
     : {
-        documentTypeId: intent.documentKind === 'credit_note' ? settings.documentTypeIds.creditNote : settings.documentTypeIds[intent.documentKind],
+        documentTypeId: submissionType(intent, settings),
         officeId: settings.officeId,
         emissionDate: tenantDay(now, (await getTenant(tenantId))?.timeZone ?? DEFAULT_TIME_ZONE),
         firstSubmittedAt: at,
@@ -73,13 +86,14 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   // It carries the member's audit entry: a function that dies after the provider call still names who issued.
   await commit([
     saveIntent(submitting, { version: intent.version, localState: 'approved' }),
-    auditWrite({ tenantId, actorId: actor.actorId, action: ISSUE_AUDIT_ACTION, resourceId: intent.id, requestId: actor.requestId, now }),
+    ...guideMoveWrite(submitting),
+    auditWrite({ tenantId, actorId: actor.actorId, action: actor.action ?? ISSUE_AUDIT_ACTION, resourceId: intent.id, requestId: actor.requestId, now }),
   ]);
 
   const progress: SendProgress = {};
   try {
     const document = await withDeadline(sendOnce(provider, session, submitting, submission, settings, credited, progress), options.deadlineMs ?? ISSUE_DEADLINE_MS);
-    return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id });
+    return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number });
   } catch (error) {
     // The provider accepted the return: its credit note exists or will, so nothing but that document settles it.
     if (progress.returnId) return moveTo(submitting, UNKNOWN, now, { providerReturnId: progress.returnId, externalDocumentId: progress.creditNoteId ?? null });

@@ -18,11 +18,19 @@ export const createIntentOperation = defineOperation({
   tag,
   permission: 'invoices.write',
   idempotent: true,
+  // Creates that meet on a shared item (a credit ledger, a guide's guard) run again on a fresh read.
+  retryOnConflict: true,
   body: CreateIntentBody,
   responses: {
     201: { description: 'The intent, draft, version 1', schema: InvoiceIntent },
-    409: { description: '`concurrent_update`: another credit note of the same invoice was created at the same moment' },
-    422: { description: '`connection_not_ready`, `invalid_invoice` (currency, scale, customer, catalogue item, credited invoice), `total_mismatch`, `credit_exceeds_remaining`' },
+    409: {
+      description:
+        '`guide_already_invoiced`: a named dispatch guide is on another live invoice; `concurrent_update`: other creates kept meeting on the same credit ledger or guide',
+    },
+    422: {
+      description:
+        '`connection_not_ready`, `invalid_invoice` (currency, scale, customer, catalogue item, credited invoice, dispatch guides), `total_mismatch`, `credit_exceeds_remaining`',
+    },
   },
   handle: async ({ body, caller }) => {
     const { record, writes } = await createIntent(caller.tenantId, body, caller.now);

@@ -39,15 +39,57 @@ const issueDocument = async (provider: BillingProvider, session: ProviderSession
     emissionDate: submission.emissionDate,
     salesId: intent.correlationId,
     clientId: intent.customerExternalId,
-    dispatch: settings.dispatchStock && intent.lines.some((line) => line.variantExternalId !== null),
-    details: intent.lines.map((line) => ({
-      ...(line.variantExternalId ? { variantId: line.variantExternalId } : { comment: line.description }),
-      quantity: quantityToWire(toMicro(line.quantity)),
-      netUnitValue: toWireNumber(line.unitPriceMinor),
-      taxId: settings.vatTaxId,
-    })),
+    // The guides an invoice covers already took the stock out: the invoice must not take it again.
+    dispatch: settings.dispatchStock && !intent.guideReferences?.length && intent.lines.some((line) => line.variantExternalId !== null),
+    details: documentDetails(intent, settings),
+    ...(intent.guideReferences?.length ? { references: intent.guideReferences } : {}),
   });
   return value;
+};
+
+/** The document's details: a variant or a comment per line; a guide line without a price was stored at 0 (netUnitValue 0). */
+const documentDetails = (intent: IntentRecord, settings: IssueSettings) =>
+  intent.lines.map((line) => ({
+    ...(line.variantExternalId ? { variantId: line.variantExternalId } : { comment: line.description }),
+    quantity: quantityToWire(toMicro(line.quantity)),
+    netUnitValue: toWireNumber(line.unitPriceMinor),
+    taxId: settings.vatTaxId,
+  }));
+
+/** The provider's shipping type for why the goods move (issue settings `shippingTypeIds`). */
+const shippingTypeOf = (intent: IntentRecord, settings: IssueSettings): string => {
+  const types = settings.shippingTypeIds;
+  if (!types) throw new ProviderRefusedError(400, 'the connection has no shipping types');
+  if (intent.transfer === 'internal_transfer') return types.internalTransfer;
+  if (intent.transfer === 'other_transfer') return types.otherTransfer;
+  return types.sale;
+};
+
+/**
+ * A dispatch guide (provider-chile.md "Dispatch guides"): one shipping per salesId, whose `guide`
+ * is the guide document, then that document for its folio and tax state. The intent's
+ * externalDocumentId is the guide document's id, not the shipping's.
+ */
+const issueGuide = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission, settings: IssueSettings): Promise<ProviderDocument> => {
+  const shipping = intent.shipping;
+  const { value } = await provider.createShipping(session, {
+    documentTypeId: submission.documentTypeId,
+    officeId: submission.officeId,
+    emissionDate: submission.emissionDate,
+    shippingTypeId: shippingTypeOf(intent, settings),
+    salesId: intent.correlationId,
+    clientId: intent.customerExternalId,
+    address: shipping?.address ?? '',
+    municipality: shipping?.municipality ?? '',
+    city: shipping?.city ?? '',
+    recipient: shipping?.recipient ?? '',
+    details: documentDetails(intent, settings),
+  });
+  // A shipping without its guide yet: unknown, and the lookup by salesId finds the guide later.
+  if (!value.guideId) throw new ProviderUnavailableError('bad_answer');
+  const document = await provider.getDocument(session, value.guideId);
+  if (!document) throw new ProviderUnavailableError('bad_answer');
+  return document;
 };
 
 /**
@@ -102,8 +144,11 @@ export const sendOnce = (
   settings: IssueSettings,
   credited: IntentRecord | undefined,
   progress: SendProgress = {},
-): Promise<ProviderDocument> =>
-  intent.documentKind === 'credit_note' ? issueReturn(provider, session, intent, credited!, submission, progress) : issueDocument(provider, session, intent, submission, settings);
+): Promise<ProviderDocument> => {
+  if (intent.documentKind === 'credit_note') return issueReturn(provider, session, intent, credited!, submission, progress);
+  if (intent.documentKind === 'dispatch_guide') return issueGuide(provider, session, intent, submission, settings);
+  return issueDocument(provider, session, intent, submission, settings);
+};
 
 const DAY = 86_400;
 

@@ -42,7 +42,7 @@ export const reconcileIntent = async (intent: IntentRecord, now: Date, options: 
   const provider = options.provider ?? billingProvider(connection.origin);
   const session = options.session ?? (await providerSession(connection));
   const document = intent.externalDocumentId ? await provider.getDocument(session, intent.externalDocumentId) : await lookUp(provider, session, intent, submission);
-  if (document) return moveTo(intent, documentStates(document), now, { externalDocumentId: document.id });
+  if (document) return moveTo(intent, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number });
   const exists = intent.localState === 'provider_recorded' || Boolean(intent.providerReturnId) || Boolean(intent.externalDocumentId);
   if (exists) return moveTo(intent, { localState: intent.localState, providerState: intent.providerState, taxState: intent.taxState }, now);
   return moveTo(intent, NOT_SENT, now);

@@ -3,9 +3,13 @@ import { DateTime, pageOf, Uuid, Version } from '../../shared/http/schemas.ts';
 import { MinorAmount, Quantity } from '../../shared/http/amount-schemas.ts';
 
 /** The specification's "Invoice intent" and "Invoice line", with decisions 9's input rules. */
-export const documentKinds = ['receipt', 'invoice', 'credit_note'] as const;
+export const documentKinds = ['receipt', 'invoice', 'credit_note', 'dispatch_guide'] as const;
 export const DocumentKind = v.picklist(documentKinds);
 export type DocumentKind = v.InferOutput<typeof DocumentKind>;
+/** Dispatch guides are made by their route (POST /v1/field/routes/{id}/dispatch-guides), never created here. */
+export const CreatableKind = v.picklist(['receipt', 'invoice', 'credit_note'], 'must be receipt, invoice or credit_note (dispatch guides are made by their route)');
+export const transfers = ['sale', 'internal_transfer', 'other_transfer'] as const;
+export type Transfer = (typeof transfers)[number];
 
 export const localStates = ['draft', 'reviewed', 'approved', 'submitting', 'unknown', 'provider_recorded', 'issued', 'rejected', 'cancelled'] as const;
 export const providerStates = ['not_sent', 'unknown', 'received', 'processing', 'accepted', 'rejected'] as const;
@@ -30,16 +34,22 @@ export const LineInput = v.strictObject({
 export type LineInput = v.InferOutput<typeof LineInput>;
 
 export const MAX_LINES = 200;
+/** decisions 14: an invoice made from dispatch guides names 1-50 of them. */
+export const MAX_DISPATCH_GUIDES = 50;
 
 export const CreateIntentBody = v.strictObject({
   connectionId: Uuid,
-  documentKind: DocumentKind,
+  documentKind: CreatableKind,
   customerId: v.nullable(Uuid),
   creditedInvoiceId: v.optional(Uuid),
   currency: v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as CLP')),
   minorUnitScale: v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(0, 'must be at least 0'), v.maxValue(4, 'must be at most 4')),
   totalMinor: MinorAmount,
-  lines: v.pipe(v.array(LineInput, 'must be an array of lines'), v.minLength(1, 'must have at least one line'), v.maxLength(MAX_LINES, `must have at most ${MAX_LINES} lines`)),
+  /** Absent when `dispatchGuideIds` is given (the lines are then the guides'), required otherwise. */
+  lines: v.optional(v.pipe(v.array(LineInput, 'must be an array of lines'), v.minLength(1, 'must have at least one line'), v.maxLength(MAX_LINES, `must have at most ${MAX_LINES} lines`))),
+  dispatchGuideIds: v.optional(
+    v.pipe(v.array(Uuid, 'must be an array of guide intent ids'), v.minLength(1, 'must name at least one guide'), v.maxLength(MAX_DISPATCH_GUIDES, `must name at most ${MAX_DISPATCH_GUIDES} guides`)),
+  ),
 });
 export type CreateIntentBody = v.InferOutput<typeof CreateIntentBody>;
 
@@ -77,9 +87,16 @@ export const InvoiceIntent = v.pipe(
     taxState: v.picklist(taxStates),
     externalDocumentId: v.nullable(v.string()),
     providerVersion: v.nullable(v.string()),
+    documentNumber: v.pipe(v.nullable(v.string()), v.description('The provider document’s folio, once the provider holds it')),
+    dispatch: v.pipe(
+      v.nullable(v.object({ orderId: Uuid, routeId: Uuid, stopId: Uuid, transfer: v.picklist(transfers) })),
+      v.description('For a dispatch guide: the order, route and stop it travels with, and why the goods move; null for other kinds'),
+    ),
     version: v.number(),
     createdAt: DateTime,
     updatedAt: DateTime,
+    /** The dispatch guides an invoice was made from (decisions 14); empty for every other intent. */
+    dispatchGuideIds: v.array(Uuid),
   }),
   v.title('InvoiceIntent'),
 );

@@ -3,6 +3,8 @@ import { outboxEvent } from '../../shared/events/outbox.ts';
 import type { ProviderDocument } from '../../shared/ports/billing-provider/port.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { adjustLedger, readLedger, saveLedger } from './credits.ts';
+import { releaseGuides } from './from-guides.ts';
+import { guideMoveWrite } from './guides/guard.ts';
 import { saveIntent, type IntentRecord } from './intent-record.ts';
 import type { LocalState, ProviderState, TaxState } from './schemas.ts';
 
@@ -32,9 +34,14 @@ export const UNKNOWN: States = { localState: 'unknown', providerState: 'unknown'
 export const REFUSED: States = { localState: 'rejected', providerState: 'rejected', taxState: 'not_submitted' };
 export const NOT_SENT: States = { localState: 'approved', providerState: 'not_sent', taxState: 'not_submitted' };
 
-/** When the reconciler should look at an intent in these states next. */
-const dueAt = (states: States, attempts: number, now: Date): string | null => {
+/**
+ * When the reconciler should look at an intent in these states next. A dispatch guide sent back
+ * to `approved` (nothing found, a 401) stays due too: nobody issues guides by hand, so the
+ * reconciler issues it again under the same salesId (docs/dispatch-guides.md).
+ */
+const dueAt = (states: States, attempts: number, now: Date, kind: IntentRecord['documentKind']): string | null => {
   if (states.localState === 'submitting' || states.localState === 'unknown' || states.localState === 'provider_recorded') return backoffAt(attempts, now);
+  if (states.localState === 'approved' && kind === 'dispatch_guide') return backoffAt(attempts, now);
   return null;
 };
 
@@ -47,7 +54,7 @@ export const moveTo = async (
   current: IntentRecord,
   states: States,
   now: Date,
-  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission' | 'providerReturnId'>> = {},
+  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission' | 'providerReturnId' | 'documentNumber'>> = {},
 ): Promise<{ record: IntentRecord; writes: Write[] }> => {
   const sameState = states.localState === current.localState;
   // A poll that learns nothing new only moves the next look: the client's version stays.
@@ -57,6 +64,7 @@ export const moveTo = async (
     states.taxState === current.taxState &&
     (extra.externalDocumentId ?? current.externalDocumentId) === current.externalDocumentId &&
     (extra.providerReturnId ?? current.providerReturnId ?? null) === (current.providerReturnId ?? null) &&
+    (extra.documentNumber ?? current.documentNumber ?? null) === (current.documentNumber ?? null) &&
     extra.submission === undefined;
   const attempts = sameState ? current.reconcileAttempts + 1 : 0;
   const record: IntentRecord = {
@@ -65,10 +73,13 @@ export const moveTo = async (
     ...extra,
     version: unchanged ? current.version : current.version + 1,
     updatedAt: unchanged ? current.updatedAt : nowIso(now),
-    reconcileDueAt: dueAt(states, attempts, now),
+    documentNumber: extra.documentNumber ?? current.documentNumber ?? null,
+    reconcileDueAt: dueAt(states, attempts, now, current.documentKind),
     reconcileAttempts: attempts,
   };
   const writes: Write[] = [saveIntent(record, { version: current.version, localState: current.localState })];
+  // A guide's stop shows its state and folio: rewritten with every move that changes them.
+  if (!unchanged) writes.push(...guideMoveWrite(record));
   if (!sameState && (states.localState === 'issued' || states.localState === 'rejected')) {
     const type = states.localState === 'issued' ? 'finance.invoice.issued' : 'finance.invoice.rejected';
     const data = {
@@ -84,5 +95,7 @@ export const moveTo = async (
   if (!sameState && record.documentKind === 'credit_note' && record.creditedInvoiceId && (states.localState === 'rejected' || states.localState === 'cancelled')) {
     writes.push(saveLedger(adjustLedger(await readLedger(record.tenantId, record.creditedInvoiceId), record.lines, -1n)));
   }
+  // An invoice made from dispatch guides frees them when it is no longer live (decisions 14).
+  if (!sameState && (states.localState === 'rejected' || states.localState === 'cancelled')) writes.push(...releaseGuides(record, now));
   return { record, writes };
 };

@@ -2,6 +2,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
+import { GUIDE_ENTITY } from '../invoicing/guides/guard.ts';
+import { guideChangeShows } from './guide-views.ts';
 import { projectOrder, projectRoute } from './projection.ts';
 
 /** The item kinds whose changes move a tracking view. */
@@ -17,10 +19,21 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
   const builtAt = new Date().toISOString();
   const orders = new Map<string, { tenantId: string; orderId: string }>();
   const routes = new Map<string, { tenantId: string; routeId: string }>();
+  // Routes where only a guide's folio appeared: just those stops' views are rebuilt.
+  const guideStops = new Map<string, { tenantId: string; routeId: string; stopIds: Set<string> }>();
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage ?? record.dynamodb?.OldImage;
     if (!image) continue;
     const item = unmarshall(image as Record<string, AttributeValue>);
+    if (item.entity === GUIDE_ENTITY) {
+      const images = [record.dynamodb?.OldImage, record.dynamodb?.NewImage].map((i) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined));
+      if (!guideChangeShows(images[0], images[1])) continue;
+      const key = `${item.tenantId}/${item.routeId}`;
+      const entry = guideStops.get(key) ?? { tenantId: item.tenantId as string, routeId: item.routeId as string, stopIds: new Set<string>() };
+      entry.stopIds.add(item.stopId as string);
+      guideStops.set(key, entry);
+      continue;
+    }
     if (!watched.has(item.entity as string)) continue;
     const tenantId = item.tenantId as string;
     if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
@@ -31,5 +44,6 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
     if (routeId) routes.set(`${tenantId}/${routeId}`, { tenantId, routeId });
   }
   for (const { tenantId, routeId } of routes.values()) await projectRoute(tenantId, routeId, builtAt);
+  for (const [key, { tenantId, routeId, stopIds }] of guideStops) if (!routes.has(key)) await projectRoute(tenantId, routeId, builtAt, stopIds);
   if (orders.size + routes.size > 0) logger.debug('tracking views rebuilt', { orders: orders.size, routes: routes.size });
 };

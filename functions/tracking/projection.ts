@@ -8,6 +8,7 @@ import { findOrder, type OrderRecord } from '../orders/records.ts';
 import { distanceKm, relativeTo, round3, type Point } from './geo.ts';
 import { LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
 import type { ViewRecord } from './view-record.ts';
+import { trackedGuideNumber } from './guide-views.ts';
 
 interface TenantSettings {
   name: string;
@@ -54,7 +55,7 @@ const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, toke
   builtAt,
 });
 
-const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null } as const;
+const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null } as const;
 
 /** An order on no route: pending, or cancelled before it was planned. */
 export const projectOrder = async (tenantId: string, orderId: string, builtAt = new Date().toISOString()): Promise<{ routeId: string | null }> => {
@@ -78,8 +79,11 @@ const travelSeconds = (from: Point, path: Point[], tenant: TenantSettings): numb
   return Math.round((km / tenant.speedKmh) * 3600 + stopsBefore * tenant.minutesPerStop * 60);
 };
 
-/** Every view of a route's orders, from the route, its stops and its last position as they are now. */
-export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString()): Promise<void> => {
+/**
+ * Every view of a route's orders, from the route, its stops and its last position as they are now;
+ * `onlyStops` when only those stops' views can have changed (a guide's folio, guide-views.ts).
+ */
+export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), onlyStops?: ReadonlySet<string>): Promise<void> => {
   const route = await findRoute(tenantId, routeId);
   if (!route) return;
   const [{ stops, position }, tenant] = await Promise.all([readRoutePartition(tenantId, routeId), tenantSettings(tenantId)]);
@@ -88,7 +92,7 @@ export const projectRoute = async (tenantId: string, routeId: string, builtAt = 
   const open = stops.filter((s) => s.state === 'pending');
   for (const stop of stops) {
     // A removed stop's order went back to pending: its own view is the order's now.
-    if (stop.state === 'removed') continue;
+    if (stop.state === 'removed' || (onlyStops && !onlyStops.has(stop.id))) continue;
     await putView(viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate }));
   }
 };
@@ -98,18 +102,21 @@ const viewOfStop = (
   open: StopRecord[],
   context: { moving: boolean; driverFirstName: string | null; position: Point & { recordedAt: string } | null; tenant: TenantSettings; tenantId: string; builtAt: string; serviceDate: string },
 ): ViewRecord => {
-  const head = base({ id: stop.orderId, reference: stop.reference, serviceDate: context.serviceDate }, stop.trackingToken, context.tenantId, context.tenant, context.builtAt);
+  const head = {
+    ...base({ id: stop.orderId, reference: stop.reference, serviceDate: context.serviceDate }, stop.trackingToken, context.tenantId, context.tenant, context.builtAt),
+    dispatchGuideNumber: trackedGuideNumber(stop.dispatchGuide),
+  };
   if (stop.state !== 'pending') {
     const phase = stop.state === 'delivered' ? 'delivered' : stop.state === 'failed' ? 'failed' : 'cancelled';
-    return { ...head, ...empty, phase, closedAt: stop.outcomeAt };
+    return { ...empty, ...head, phase, closedAt: stop.outcomeAt };
   }
   const before = open.filter((s) => s.sequence < stop.sequence);
-  if (!context.moving) return { ...head, ...empty, phase: 'pending', stopsBefore: before.length };
+  if (!context.moving) return { ...empty, ...head, phase: 'pending', stopsBefore: before.length };
   const destination = { latitude: stop.address.latitude, longitude: stop.address.longitude };
   const position = context.position;
   return {
-    ...head,
     ...empty,
+    ...head,
     phase: 'moving',
     stopsBefore: before.length,
     driverFirstName: context.driverFirstName,

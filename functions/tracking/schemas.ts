@@ -16,6 +16,7 @@ export const TrackingView = v.pipe(
     driver: v.nullable(v.strictObject({ firstName: v.string() })),
     approximatePosition: v.nullable(v.strictObject({ latitude: v.number(), longitude: v.number(), updatedAt: DateTime })),
     closedAt: v.nullable(DateTime),
+    dispatchGuideNumber: v.pipe(v.nullable(v.string()), v.description('The folio of the dispatch guide the goods travel with, once it is issued (decisions 14); null before and for orders without one')),
     refreshSeconds: v.pipe(v.number(), v.integer()),
   }),
   v.title('TrackingView'),

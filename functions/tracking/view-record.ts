@@ -23,6 +23,8 @@ export interface ViewRecord {
   travelSeconds: number | null;
   relative: { direction: number; band: number } | null;
   closedAt: string | null;
+  /** The stop's dispatch guide folio once issued or provider_recorded (issue 17); nothing else of the guide. */
+  dispatchGuideNumber: string | null;
   /** When the projection read the state this view was made from; an older build never wins. */
   builtAt: string;
 }
@@ -42,5 +44,6 @@ export const toViewRecord = (item: Record<string, unknown>): ViewRecord => ({
   travelSeconds: (item.travelSeconds as number | undefined) ?? null,
   relative: (item.relative as ViewRecord['relative'] | undefined) ?? null,
   closedAt: (item.closedAt as string | undefined) ?? null,
+  dispatchGuideNumber: (item.dispatchGuideNumber as string | undefined) ?? null,
   builtAt: item.builtAt as string,
 });

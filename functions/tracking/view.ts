@@ -76,6 +76,7 @@ export const publicView = (view: ViewRecord, now: Date, lang: Lang = 'es'): Trac
     driver: moving && view.driverFirstName ? { firstName: view.driverFirstName } : null,
     approximatePosition: position ? { latitude: position.latitude, longitude: position.longitude, updatedAt: position.recordedAt } : null,
     closedAt: view.closedAt,
+    dispatchGuideNumber: view.dispatchGuideNumber,
     refreshSeconds: refreshSeconds(closed ? 'closed' : moving ? 'moving' : 'pending'),
   };
 };

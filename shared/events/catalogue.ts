@@ -11,7 +11,7 @@ const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 /** decisions 9: the intent's states and the provider's document id, no personal data. */
 const invoiceData = v.strictObject({
   invoiceIntentId: Uuid,
-  documentKind: v.picklist(['receipt', 'invoice', 'credit_note']),
+  documentKind: v.picklist(['receipt', 'invoice', 'credit_note', 'dispatch_guide']),
   localState: v.string(),
   providerState: v.string(),
   taxState: v.string(),

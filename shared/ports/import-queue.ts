@@ -22,9 +22,20 @@ export interface NoticeDrainMessage {
   clientCode: string;
 }
 
-export type ImportQueueMessage = ImportMessage | NoticeDrainMessage;
+/**
+ * "Issue the approved dispatch guides of this route" (issue 17, functions/invoicing/guides): the
+ * import worker already holds the provider access and spaces one connection's calls.
+ */
+export interface GuideIssueMessage {
+  kind: 'guides';
+  tenantId: string;
+  routeId: string;
+}
+
+export type ImportQueueMessage = ImportMessage | NoticeDrainMessage | GuideIssueMessage;
 
 export const isNoticeDrain = (message: ImportQueueMessage): message is NoticeDrainMessage => 'kind' in message && message.kind === 'notices';
+export const isGuideIssue = (message: ImportQueueMessage): message is GuideIssueMessage => 'kind' in message && message.kind === 'guides';
 
 export interface ImportQueuePort {
   /** delaySeconds: 0-900 (SQS's limit), as for the webhook queue. */
@@ -32,17 +43,23 @@ export interface ImportQueuePort {
 }
 
 /** Only the message's own fields go on the wire, whatever else the caller's object holds. */
-export const importMessageBody = (message: ImportQueueMessage): string =>
-  isNoticeDrain(message)
+export const importMessageBody = (message: ImportQueueMessage): string => {
+  if (isGuideIssue(message)) return JSON.stringify({ kind: message.kind, tenantId: message.tenantId, routeId: message.routeId });
+  return isNoticeDrain(message)
     ? JSON.stringify({ kind: message.kind, origin: message.origin, clientCode: message.clientCode })
     : JSON.stringify({ tenantId: message.tenantId, connectionId: message.connectionId, importId: message.importId, step: message.step });
+};
 
 /**
  * The message's fairness group (SQS fair queues, MessageGroupId on a standard queue): the tenant
  * of an import, the company of notices. A tenant with many imports queued does not hold back
  * another tenant's first page: the queue serves groups without a backlog first.
  */
-export const importMessageGroup = (message: ImportQueueMessage): string => (isNoticeDrain(message) ? `notices#${message.origin}#${message.clientCode}` : message.tenantId);
+export const importMessageGroup = (message: ImportQueueMessage): string => {
+  // A tenant's guides do not wait behind its own import backlog.
+  if (isGuideIssue(message)) return `guides#${message.tenantId}`;
+  return isNoticeDrain(message) ? `notices#${message.origin}#${message.clientCode}` : message.tenantId;
+};
 
 export class SqsImportQueue implements ImportQueuePort {
   constructor(private readonly options: { queueUrl: string; client: SQSClient }) {}

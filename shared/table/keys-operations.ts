@@ -18,6 +18,12 @@ export const opsKeys = {
   stop: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `STOP#${stopId}` }),
   stopPrefix: 'STOP#',
   position: (tenantId: string, routeId: string) => ({ pk: routePartition(tenantId, routeId), sk: 'POSITION' }),
+  /**
+   * A stop's dispatch guide (issue 17): the guard that allows one live guide per stop, and the
+   * guide's state and folio as the stop shows them (kept by every move of its intent).
+   */
+  stopGuide: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `GUIDE#${stopId}` }),
+  stopGuidePrefix: 'GUIDE#',
   /** gsi1: a driver's routes by service date, for what a driver may do on a given day (odometer readings). */
   routeByWorker: (tenantId: string, workerId: string, serviceDate: string, routeId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WORKER#${workerId}`, gsi1sk: `ROUTE#${serviceDate}#${routeId}` }),
   /** The public tracking view, one per link token; the token is the only way in. */

@@ -37,6 +37,8 @@ export const keys = {
   invoiceIntentPrefix: 'INV#',
   /** What the live credit notes of an invoice credit, per position (guards the remaining quantity). */
   invoiceCredits: (tenantId: string, invoiceId: string) => ({ pk: tenantPk(tenantId), sk: `INVCREDIT#${invoiceId}` }),
+  /** Which live invoice holds a dispatch guide (decisions 14: a guide is on at most one live invoice). */
+  invoiceGuide: (tenantId: string, guideId: string) => ({ pk: tenantPk(tenantId), sk: `INVGUIDE#${guideId}` }),
   /**
    * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending), by the
    * time they are due; spread over a few partitions like the due deliveries.

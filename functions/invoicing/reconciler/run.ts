@@ -7,6 +7,7 @@ import { RECONCILE_SHARDS } from '../../../shared/table/keys.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { findConnectionRecord, type ConnectionRecord } from '../../integrations/connection-record.ts';
 import { ConnectionRevokedError } from '../../integrations/errors.ts';
+import { GUIDE_RECONCILER_AUDIT_ACTION, issueGuideIntent } from '../guides/issue-guides.ts';
 import { findIntent } from '../intent-record.ts';
 import { ISSUE_DEADLINE_MS, providerSession, withDeadline } from '../provider-calls.ts';
 import { RECONCILABLE, reconcileIntent, type ReconcileOptions } from '../reconcile.ts';
@@ -133,6 +134,13 @@ export const runReconciler = async (now: Date = new Date(), options: RunOptions 
     run.looked++;
     try {
       const intent = await findIntent(entry.tenantId, entry.id);
+      // A dispatch guide nobody issued (its message lost, its worker dead) or sent back to approved: issued here, same path.
+      if (intent?.localState === 'approved' && intent.documentKind === 'dispatch_guide') {
+        const issued = await issueGuideIntent(intent, now, { provider: options.provider, deadlineMs: limits.lookDeadlineMs, requestId: runId, action: GUIDE_RECONCILER_AUDIT_ACTION });
+        if (issued) run.moved++;
+        if (issued?.localState === 'unknown') failing.add(connectionKey(entry));
+        return;
+      }
       if (!intent || !RECONCILABLE.has(intent.localState)) return;
       const connection = (await connections.record(entry))!;
       const session = await connections.session(entry, connection);

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../../../shared/logger.ts';
-import { isNoticeDrain, type ImportQueueMessage } from '../../../shared/ports/import-queue.ts';
+import { isGuideIssue, isNoticeDrain, type ImportQueueMessage } from '../../../shared/ports/import-queue.ts';
+import { issueRouteGuides } from '../../invoicing/guides/issue-guides.ts';
 import { drainNotices } from '../notice-drain.ts';
 import { runImportPage } from './run-page.ts';
 
@@ -15,6 +16,11 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   for (const record of event.Records) {
     try {
       const message = JSON.parse(record.body) as ImportQueueMessage;
+      if (isGuideIssue(message)) {
+        // Dispatch guides of a route (issue 17): this worker already holds the provider access and its spacing.
+        logger.info('dispatch guides', { routeId: message.routeId, outcome: await issueRouteGuides(message, { requestId: record.messageId }) });
+        continue;
+      }
       if (isNoticeDrain(message)) {
         logger.info('provider notices', { clientCode: message.clientCode, outcome: await drainNotices(message) });
         continue;

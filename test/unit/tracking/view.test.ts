@@ -21,6 +21,7 @@ const base: ViewRecord = {
   travelSeconds: 40 * 60,
   relative: { direction: 0, band: 2 },
   closedAt: null,
+  dispatchGuideNumber: null,
   builtAt: '2026-11-23T16:58:01.000Z',
 };
 

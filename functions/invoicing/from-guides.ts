@@ -1,0 +1,141 @@
+import { nowIso } from '../../shared/clock.ts';
+import { StateConflictError, type FieldIssue } from '../../shared/errors.ts';
+import type { DocumentReference } from '../../shared/ports/billing-provider/port.ts';
+import { tableName } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
+import type { Write } from '../../shared/table/transaction.ts';
+import { GuideAlreadyInvoicedError } from './errors.ts';
+import { findIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
+import { fromMicro, lineTotal, toMicro, travelsExactly } from './money.ts';
+import { MAX_LINES, type CreateIntentBody } from './schemas.ts';
+
+/**
+ * decisions 14: an invoice made from dispatch guides (`dispatchGuideIds`). Its lines are the
+ * guides' lines, copied in the order the guides are named; the provider's document references
+ * each guide (type 52, its folio, its emission date); and a guard item per guide
+ * (`INVGUIDE#{guideId}`, keys.invoiceGuide) keeps a guide on at most one live invoice.
+ */
+
+/** The SII code of a dispatch guide, as a reference names it. */
+export const DISPATCH_GUIDE_SII = 52;
+
+/** A guide intent as the guides path stores it: the folio once the provider gave one, its transfer kind (contract 5). */
+type GuideRecord = IntentRecord;
+
+/** A guide line: an order line without a price travels at 0 (decisions 14), stored as '0' or null. */
+type GuideLine = Omit<StoredLine, 'unitPriceMinor'> & { unitPriceMinor: string | null | undefined };
+
+/**
+ * A line the guide carried without a price. The guide path stores a missing price as 0 (what the
+ * provider received), so a line at 0 cannot be told from one without a price: both count as unpriced.
+ */
+const unpriced = (line: GuideLine): boolean => line.unitPriceMinor === null || line.unitPriceMinor === undefined || BigInt(line.unitPriceMinor) === 0n;
+
+const INVOICEABLE = new Set(['issued', 'provider_recorded']);
+
+export interface FromGuides {
+  lines: StoredLine[];
+  dispatchGuideIds: string[];
+  guideReferences: DocumentReference[];
+  issues: FieldIssue[];
+}
+
+/** What keeps one named guide from being invoiced, or null when it fits (same tenant, connection, customer, currency). */
+const guideIssue = (guide: GuideRecord | undefined, body: CreateIntentBody): string | null => {
+  if (!guide || guide.documentKind !== 'dispatch_guide') return 'is not a dispatch guide of this tenant';
+  if (guide.connectionId !== body.connectionId) return 'is a guide of another connection';
+  if (guide.customerId !== body.customerId) return `is a guide of another customer (${guide.customerId ?? 'none'})`;
+  if (guide.currency !== body.currency) return `is a guide in ${guide.currency}`;
+  if (!INVOICEABLE.has(guide.localState)) return `is ${guide.localState}: only an issued or provider_recorded guide can be invoiced`;
+  if (!guide.documentNumber || !guide.submission) return 'has no folio yet: reconcile the guide first';
+  // SII shipping types 5 and 6 move goods without a sale: only a sale's guide (type 1) is invoiced.
+  if (guide.transfer !== undefined && guide.transfer !== 'sale') return `is an ${guide.transfer} guide: goods moved without a sale are not invoiced`;
+  const positions = (guide.lines as GuideLine[]).filter(unpriced).map((line) => line.position);
+  if (positions.length > 0) return `has lines without a unit price (positions ${positions.join(', ')}): invoice those goods with lines of their own instead`;
+  return null;
+};
+
+/** The shape of the request: only an invoice, without lines, naming each guide once. */
+const requestIssues = (body: CreateIntentBody, ids: string[]): FieldIssue[] => {
+  const issues: FieldIssue[] = [];
+  if (body.documentKind !== 'invoice') issues.push({ path: 'body.dispatchGuideIds', message: 'only an invoice is made from dispatch guides' });
+  if (body.lines !== undefined) issues.push({ path: 'body.lines', message: 'must be absent when dispatchGuideIds is given: the lines are the guides’' });
+  ids.forEach((id, i) => ids.indexOf(id) !== i && issues.push({ path: `body.dispatchGuideIds.${i}`, message: 'names a guide already named' }));
+  return issues;
+};
+
+/**
+ * Reads the named guides (consistently, one GetItem each: the function's grants) and copies
+ * their lines, renumbered from 1; every misfit is an issue naming `body.dispatchGuideIds.{i}`.
+ */
+export const linesFromGuides = async (tenantId: string, body: CreateIntentBody): Promise<FromGuides> => {
+  const ids = body.dispatchGuideIds ?? [];
+  const early = requestIssues(body, ids);
+  if (early.length > 0) return { lines: [], dispatchGuideIds: ids, guideReferences: [], issues: early };
+  const guides = (await Promise.all(ids.map((id) => findIntent(tenantId, id)))) as Array<GuideRecord | undefined>;
+  const issues: FieldIssue[] = [];
+  const lines: StoredLine[] = [];
+  const guideReferences: DocumentReference[] = [];
+  guides.forEach((guide, i) => {
+    const path = `body.dispatchGuideIds.${i}`;
+    const problem = guideIssue(guide, body);
+    if (problem) return void issues.push({ path, message: problem });
+    guideReferences.push({ number: guide!.documentNumber!, referenceDate: guide!.submission!.emissionDate, dteCodeSii: DISPATCH_GUIDE_SII, reason: '' });
+    for (const line of [...guide!.lines].sort((a, b) => a.position - b.position)) {
+      const quantity = toMicro(line.quantity);
+      const total = lineTotal(quantity, BigInt(line.unitPriceMinor));
+      if (!travelsExactly.minor(total)) issues.push({ path, message: `line ${line.position}'s total exceeds 9007199254740991, the largest line total the provider answers exactly` });
+      lines.push({
+        position: lines.length + 1,
+        conceptKey: line.conceptKey,
+        description: line.description,
+        quantity: fromMicro(quantity),
+        unitPriceMinor: line.unitPriceMinor,
+        lineTotalMinor: total.toString(),
+        catalogItemId: line.catalogItemId ?? null,
+        creditedPosition: null,
+        variantExternalId: line.variantExternalId ?? null,
+      });
+    }
+  });
+  if (issues.length === 0 && lines.length > MAX_LINES) {
+    issues.push({ path: 'body.dispatchGuideIds', message: `the guides have ${lines.length} lines together; an invoice holds at most ${MAX_LINES}` });
+  }
+  return { lines, dispatchGuideIds: ids, guideReferences, issues };
+};
+
+/**
+ * One guard per guide, written in the invoice's create transaction: it holds the guide for
+ * this invoice unless a live invoice already does. Of two invoices created at once naming one
+ * guide, one transaction passes this condition; the other answers 409 guide_already_invoiced.
+ */
+export const holdGuides = (record: IntentRecord): Write[] =>
+  (record.dispatchGuideIds ?? []).map((guideId) => ({
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.invoiceGuide(record.tenantId, guideId), entity: 'invoiceGuide', tenantId: record.tenantId, guideId, invoiceId: record.id, heldAt: record.createdAt },
+        // A freed guard (its invoice cancelled or rejected) has no invoiceId: the guide may be invoiced again.
+        ConditionExpression: 'attribute_not_exists(invoiceId)',
+      },
+    },
+    onConditionFailed: (old) => new GuideAlreadyInvoicedError(guideId, typeof old?.invoiceId === 'string' ? old.invoiceId : null),
+  }));
+
+/**
+ * Frees the invoice's guides in the transaction that makes it cancelled or rejected. An update,
+ * not a delete: the reconciler (which settles tax rejections) may put and update items only.
+ */
+export const releaseGuides = (record: IntentRecord, now: Date): Write[] =>
+  (record.dispatchGuideIds ?? []).map((guideId) => ({
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.invoiceGuide(record.tenantId, guideId),
+        UpdateExpression: 'REMOVE invoiceId SET releasedAt = :at, releasedBy = :invoice',
+        ConditionExpression: 'invoiceId = :invoice',
+        ExpressionAttributeValues: { ':at': nowIso(now), ':invoice': record.id },
+      },
+    },
+    onConditionFailed: () => new StateConflictError(`The dispatch guide ${guideId} is not held by this invoice.`, 'invalid_state'),
+  }));

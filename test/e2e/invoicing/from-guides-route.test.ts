@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestTenant, type TestMember } from '../../support/api.ts';
+import { startFakeProviderEnv } from '../../support/provider-env.ts';
+import type { ProviderFake } from '../../support/provider-fake/index.ts';
+import { useLocalStack } from '../../support/stack.ts';
+import { guideConnection, guideRoute, guidesPath, waitForGuides } from '../dispatch-guides/support.ts';
+import { RUT } from '../integrations/support.ts';
+import { PREFIX } from './support.ts';
+
+const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
+
+/** decisions 14 end to end: guides a route issued (real adapter, provider fake), then one invoice from them. */
+describe('an invoice made from the guides a route issued', () => {
+  let fake: ProviderFake;
+  let tenant: TestTenant;
+  let admin: TestMember;
+  let operator: TestMember;
+  let driver: TestMember;
+  let ready: Awaited<ReturnType<typeof guideConnection>>;
+  const priced: Array<{ description: string; quantity: string | number; unitPriceMinor: string | null }> = [
+    { description: 'Harina 25 kg', quantity: '2', unitPriceMinor: '18990' },
+    { description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: '2490' },
+  ];
+  /** A route of `stops` stops with goods, its guides issued with `transfer`; answers the guide intents. */
+  const issuedGuides = async (stops: number, transfer: string, lines = priced) => {
+    const goods = { connectionId: ready.connectionId, customerId: ready.customerId, lines };
+    const { route } = await guideRoute(tenant, operator, driver, Array.from({ length: stops }, () => goods));
+    const answer = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer } });
+    expect(answer.status, answer.text).toBe(202);
+    await waitForGuides(tenant, admin, route.id, stops);
+    return Promise.all(answer.body.items.map(async (item: { intentId: string }) => (await tenant.call(admin, 'GET', `${PREFIX}/${item.intentId}`)).body));
+  };
+  const invoiceOf = (guideIds: string[], totalMinor: string) =>
+    tenant.call(operator, 'POST', PREFIX, {
+      body: { connectionId: ready.connectionId, documentKind: 'invoice', customerId: ready.customerId, currency: 'CLP', minorUnitScale: 0, totalMinor, dispatchGuideIds: guideIds },
+    });
+
+  beforeAll(async () => {
+    fake = await startFakeProviderEnv();
+    tenant = await TestTenant.create(stack());
+    [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
+    ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
+  }, 60_000);
+  afterAll(async () => fake?.stop());
+
+  it('copies both guides’ lines and references each guide document at the provider', async () => {
+    const guides = await issuedGuides(2, 'sale');
+    // Per guide: 2 x 18990 + 0.5 x 2490 = 39225.
+    const created = await invoiceOf(guides.map((g) => g.id), '78450');
+    expect(created.status, created.text).toBe(201);
+    const lines = (await tenant.call(operator, 'GET', `${PREFIX}/${created.body.id}/lines`)).body.items;
+    expect(lines.map((l: { position: number; description: string; lineTotalMinor: string }) => [l.position, l.description, l.lineTotalMinor])).toEqual([
+      [1, 'Harina 25 kg', '37980'],
+      [2, 'Aceite 1 L', '1245'],
+      [3, 'Harina 25 kg', '37980'],
+      [4, 'Aceite 1 L', '1245'],
+    ]);
+    await tenant.call(operator, 'POST', `${PREFIX}/${created.body.id}/review`, { body: { version: 1 } });
+    await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/approve`, { body: { version: 2 } });
+    const issued = await tenant.call(admin, 'POST', `${PREFIX}/${created.body.id}/issue`);
+    expect(issued.body).toMatchObject({ localState: 'issued', dispatchGuideIds: guides.map((g) => g.id) });
+    const documents = fake.documents(ready.token);
+    const guideDocument = (id: string) => documents.find((d) => String(d.id) === id)!;
+    expect(fake.references(ready.token, Number(issued.body.externalDocumentId))).toEqual(
+      guides.map((g) => ({ number: g.documentNumber, referenceDate: guideDocument(g.externalDocumentId).emissionDate, dteCodeSii: 52, reason: '' })),
+    );
+    expect(guides.map((g) => String(guideDocument(g.externalDocumentId).number))).toEqual(guides.map((g) => g.documentNumber));
+    expect((await invoiceOf([guides[1].id], '39225')).body.code).toBe('guide_already_invoiced');
+  });
+
+  it('refuses a transfer’s guide and a guide that carried goods without a price (422 naming the guide)', async () => {
+    const [transfer] = await issuedGuides(1, 'internal_transfer');
+    const [unpriced] = await issuedGuides(1, 'sale', [priced[0]!, { description: 'Pallet', quantity: '1', unitPriceMinor: null }]);
+    for (const [guide, message] of [[transfer, 'internal_transfer'], [unpriced, 'positions 2']] as const) {
+      const answer = await invoiceOf([guide.id], guide.totalMinor);
+      expect([answer.status, answer.body.code, answer.body.errors[0].path], answer.text).toEqual([422, 'invalid_invoice', 'body.dispatchGuideIds.0']);
+      expect(answer.body.errors[0].message).toContain(message);
+    }
+  });
+});

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, synthesize, type Resource, type Synthesized } from './synth.ts';
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize({});
+}, 180_000);
+afterAll(() => synth?.dispose());
+
+describe('dispatch guides in the cloud (issue 17)', () => {
+  it('lets the field function send to the import queue, which its worker issues guides from, and nothing more', () => {
+    const field = synth.stack.functions.byGroup.get('field')!;
+    const imports = synth.stack.imports!;
+    const queueId = synth.logicalId(imports.queue);
+    const fn = (synth.template.toJSON().Resources as Record<string, Resource>)[synth.logicalId(field.function)]!;
+    expect(fn.Properties.Environment.Variables.IMPORT_QUEUE_URL).toEqual({ Ref: queueId });
+    const statements = synth.statementsOf(synth.logicalId(field.role));
+    const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    expect(sqs).toEqual([expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
+    // It makes guides, it never calls the provider: no token is opened there.
+    expect(statements.some((s) => actionsOf(s).some((a) => a.startsWith('kms:')))).toBe(false);
+  });
+});
