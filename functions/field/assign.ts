@@ -89,6 +89,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
       evidenceCount: 0,
       failureReason: null,
       dispatchGuide: null,
+      receivedBy: null,
       version: 1,
       trackingToken: order.trackingToken,
       evidence: [],

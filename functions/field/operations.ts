@@ -4,6 +4,7 @@ import { IdParams } from '../../shared/http/schemas.ts';
 import { assignRoute } from './assign.ts';
 import { cancelRoute, finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
 import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, RouteWithWarnings, Stop, StopParams } from './schemas.ts';
+import { receiptOf } from './receipt.ts';
 import { settleStop } from './stop-actions.ts';
 import { dispatchGuidesOperation } from './dispatch-guides-operation.ts';
 
@@ -86,9 +87,10 @@ export const deliverStopOperation = defineOperation({
   permission: 'field.act',
   params: StopParams,
   body: DeliverBody,
-  responses: { 200: { description: 'The stop, state delivered', schema: Stop } },
+  responses: { 200: { description: 'The stop, state delivered', schema: Stop }, 422: { description: '`invalid_rut` (receivedBy.rut), `evidence_required`' } },
   handle: async ({ params, body, caller }) => {
-    const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'delivered', evidence: body.evidence });
+    const receivedBy = receiptOf(body.receivedBy);
+    const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'delivered', evidence: body.evidence, receivedBy });
     return { status: 200, body: stop, writes, resourceId: stop.id };
   },
 });

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
+import { storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 import { guidesByStop, readStopGuide, stopGuideView } from './stop-guides.ts';
 
@@ -74,6 +75,7 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   failureReason: (item.failureReason as string | undefined) ?? null,
   // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
   dispatchGuide: null,
+  receivedBy: storedReceipt(item.receivedBy),
   version: item.version as number,
   trackingToken: item.trackingToken as string,
   evidence: (item.evidence as Evidence[] | undefined) ?? [],
@@ -93,6 +95,7 @@ export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) =>
   outcomeAt: stop.outcomeAt ?? undefined,
   evidenceCount: stop.evidenceCount,
   failureReason: stop.failureReason ?? undefined,
+  receivedBy: stop.receivedBy ?? undefined,
   evidence: stop.evidence,
   trackingToken: stop.trackingToken,
   version: stop.version,

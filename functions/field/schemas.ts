@@ -3,6 +3,7 @@ import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../sha
 import { CreateVehicleBody } from '../fleet/schemas.ts';
 import { VehicleRouteId } from '../routing/schemas.ts';
 import { StopDispatchGuide } from './dispatch-guide-schemas.ts';
+import { ReceivedBy, ReceivedByInput } from './receipt.ts';
 
 /**
  * Which evidence a delivery needs (the specification leaves the object open): a photo, a
@@ -38,7 +39,7 @@ const Evidence = v.strictObject({
 export type Evidence = v.InferOutput<typeof Evidence>;
 const EvidenceList = v.pipe(v.array(Evidence), v.maxLength(20, 'at most 20 pieces of evidence'));
 
-export const DeliverBody = v.strictObject({ evidence: v.optional(EvidenceList, []) });
+export const DeliverBody = v.strictObject({ evidence: v.optional(EvidenceList, []), receivedBy: v.optional(v.nullable(ReceivedByInput), null) });
 export const FailBody = v.strictObject({
   reason: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
   evidence: v.optional(EvidenceList, []),
@@ -67,6 +68,7 @@ export const Stop = v.pipe(
     evidenceCount: v.pipe(v.number(), v.integer()),
     failureReason: v.nullable(v.string()),
     dispatchGuide: StopDispatchGuide,
+    receivedBy: v.pipe(v.nullable(ReceivedBy), v.description('The receipt of goods (Ley 19.983), null without one; only ever in this answer')),
     version: Version,
   }),
   v.title('Stop'),

@@ -9,10 +9,11 @@ import { getOrderRecord } from '../orders/records.ts';
 import { assertMayAct } from './access.ts';
 import { getRouteRecord, getStopRecord, stopItem, toStop, type StopRecord } from './records.ts';
 import { requireRouteState, routeStartedCheck } from './route-writes.ts';
+import type { ReceivedBy } from './receipt.ts';
 import type { Evidence, Stop } from './schemas.ts';
 import { enforceVerification } from './verification.ts';
 
-type Outcome = { kind: 'delivered'; evidence: Evidence[] } | { kind: 'failed'; evidence: Evidence[]; reason: string };
+type Outcome = { kind: 'delivered'; evidence: Evidence[]; receivedBy?: Omit<ReceivedBy, 'receivedAt'> | null } | { kind: 'failed'; evidence: Evidence[]; reason: string };
 
 /**
  * Records a stop's outcome: the stop, its order and the event commit together, and only while
@@ -33,6 +34,8 @@ export const settleStop = async (caller: Caller, routeId: string, stopId: string
     evidence: outcome.evidence,
     evidenceCount: outcome.evidence.length,
     failureReason: outcome.kind === 'failed' ? outcome.reason : null,
+    // The receipt of goods: shown on the stop only, never in the event below (decisions 14).
+    receivedBy: outcome.kind === 'delivered' && outcome.receivedBy ? { ...outcome.receivedBy, receivedAt: at } : null,
     version: current.version + 1,
   };
   const order = await getOrderRecord(caller.tenantId, current.orderId);

@@ -6,6 +6,8 @@ import type { OrderLineRecord } from './goods-schemas.ts';
 import type { Order, OrderState } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
 
+export type { OrderLineRecord };
+
 /**
  * The stored order: the public shape plus the link token (the URL is made when answering) and
  * the provider ids of its customer and variants, resolved at create so a guide needs no reads.

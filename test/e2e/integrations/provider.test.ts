@@ -7,6 +7,7 @@ import { TestTenant, type TestMember } from '../../support/api.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { captureLogs, RUT } from './support.ts';
+import { routeWithOrders, tokenOf, waitForView } from '../operations/support.ts';
 
 const stack = useLocalStack({ env: { LOG_LEVEL: 'INFO' } });
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:provider-user-token';
@@ -173,5 +174,34 @@ describe('provider connection through the real adapter and the fake provider', (
       expect(dump).not.toContain(value);
       expect(logged).not.toContain(value);
     }
+  });
+
+  it('never stores or logs the receiver of goods (name and RUT) outside the stop: not in logs, audit entries, events or the tracking view', async () => {
+    const operator = await tenant.member('operator');
+    const driver = await tenant.member('driver');
+    const receiver = { name: 'Ximena Receptora Olguín', rut: '21.345.613-k', place: 'Andén 4' };
+    const normal = '21345613-K';
+    const { orders, route } = await routeWithOrders(tenant, operator, driver, [[-33.44, -70.65]]);
+    let delivered: Record<string, unknown> = {};
+    const logged = await captureLogs(async () => {
+      expect((await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`)).status).toBe(200);
+      const refused = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: { receivedBy: { ...receiver, rut: '21.345.613-1' } } });
+      expect(refused.body.code).toBe('invalid_rut');
+      const answer = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: { receivedBy: receiver } });
+      expect(answer.status, answer.text).toBe(200);
+      delivered = answer.body;
+      await tenant.call(admin, 'GET', `/v1/field/routes/${route.id}`);
+      await waitForView(stack(), tokenOf(orders[0]), (v) => v.state === 'delivered');
+    });
+    expect(delivered.receivedBy).toMatchObject({ name: receiver.name, rut: normal });
+    expect(logged).toContain('"code":"invalid_rut"'); // the capture did see the field handler's lines
+    const { Items = [] } = await table().send(new ScanCommand({ TableName: tableName() }));
+    const holding = Items.filter((item) => [receiver.name, normal, '21.345.613', '21345613', receiver.place].some((value) => JSON.stringify(item).includes(value)));
+    // Only the stop keeps it: no audit entry, outbox event, tracking view or webhook delivery does.
+    expect(holding.map((item) => [item.entity, item.stopId])).toEqual([['stop', route.stops[0].id]]);
+    expect(Items.some((item) => item.entity === 'audit' && item.resourceId === route.stops[0].id)).toBe(true);
+    expect(Items.some((item) => item.entity === 'event' && item.type === 'field.stop.delivered')).toBe(true);
+    expect(Items.some((item) => item.entity === 'tracking-view' && item.orderId === orders[0].id)).toBe(true);
+    for (const value of [receiver.name, normal, '21.345.613', '21345613', '21.345.613-1', receiver.place]) expect(logged).not.toContain(value);
   });
 });

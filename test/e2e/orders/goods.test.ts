@@ -123,6 +123,8 @@ describe('orders with goods (decisions 14)', () => {
       // Another tenant's connection and records are unknown here.
       [{ connectionId: foreign.connection.id, lines: [line({ variantId: foreign.variants.flour })] }, 'connection_not_ready', 'body.connectionId'],
       [{ connectionId: crypto.randomUUID(), lines: [line()] }, 'connection_not_ready', 'body.connectionId'],
+      [{ connectionId: ready.connection.id, lines: [line({ variantId: foreign.variants.flour })] }, 'invalid_order', 'body.lines.0.variantId'],
+      [{ connectionId: ready.connection.id, customerId: foreign.parties.pepe }, 'invalid_order', 'body.customerId'],
       // What a guide could not carry exactly to the provider (a JSON number).
       [{ connectionId: ready.connection.id, lines: [line({ quantity: '123456789012.123456' })] }, 'invalid_order', 'body.lines.0.quantity'],
       [{ connectionId: ready.connection.id, lines: [line({ unitPriceMinor: '9007199254740992' })] }, 'invalid_order', 'body.lines.0.unitPriceMinor'],
