@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProviderFake } from '../../support/provider-fake/index.ts';
+import { call, DAY, startWithCompanies } from './client.ts';
+
+let fake: ProviderFake;
+let token: string;
+let otherToken: string;
+afterEach(() => fake?.stop());
+const start = async () => {
+  const started = await startWithCompanies();
+  fake = started.fake;
+  token = started.tokenA;
+  otherToken = started.tokenB;
+  fake.setRateLimit(null);
+};
+
+/** A sale's guide (type 8, the active codeSii 52) with one catalogue line and one described line without price. */
+const shippingBody = (salesId: string, overrides: Record<string, unknown> = {}) => ({
+  documentTypeId: 8, officeId: 1, emissionDate: DAY, shippingTypeId: 1, declareSii: 1, salesId, clientId: 2,
+  address: 'Av. Los Leones 1200', municipality: 'Providencia', city: 'Santiago', recipient: 'Rosa Contreras', dispatch: 1,
+  details: [
+    { variantId: 1, quantity: 1, netUnitValue: 1000, taxId: '[1]' },
+    { comment: 'Cajas retornables', quantity: 3, netUnitValue: 0 },
+  ],
+  ...overrides,
+});
+const post = (salesId: string, overrides: Record<string, unknown> = {}, signal?: AbortSignal) =>
+  call(fake, 'POST', '/v1/shippings.json', { token, body: shippingBody(salesId, overrides), signal });
+
+describe('provider fake: dispatch guides', () => {
+  it('lists shipping types with state and codesii filters, codeSii as text', async () => {
+    await start();
+    const all = (await call(fake, 'GET', '/v1/shipping_types.json', { token })).body;
+    expect(all.count).toBe(9);
+    expect(all.items.map((t: any) => t.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(all.items[0]).toEqual({ href: `${fake.apiUrl}/v1/shipping_types/1.json`, id: 1, name: 'Operación constituye venta', codeSii: '1', useDestinationOffice: 0, state: 0 });
+    expect((await call(fake, 'GET', '/v1/shipping_types.json?state=0', { token })).body.count).toBe(8);
+    expect((await call(fake, 'GET', '/v1/shipping_types.json?codesii=5', { token })).body.items).toEqual([expect.objectContaining({ name: 'Traslados internos', useDestinationOffice: 1 })]);
+  });
+
+  it('creates a shipping and its guide (201), answers a repeated salesId with the earlier one (200), and reads it expanded', async () => {
+    await start();
+    const stockBefore = fake.catalogue('76123456-0').stocks.find((s) => Number(s.variant.id) === 1 && Number(s.office.id) === 1)!.quantityAvailable;
+    const made = await post('g-1');
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({
+      shippingDate: DAY, address: 'Av. Los Leones 1200', municipality: 'Providencia', city: 'Santiago', recipient: 'Rosa Contreras', state: 0,
+      office: { id: '1' }, shipping_type: { id: '1' }, guide: { id: expect.any(String) }, details: { href: expect.any(String) },
+    });
+    const guide = (await call(fake, 'GET', `/v1/documents/${made.body.guide.id}.json`, { token })).body;
+    expect(guide).toMatchObject({ number: 1, salesId: 'g-1', informedSii: 0, document_type: { id: '8' }, client: { id: '2' } });
+    expect(fake.catalogue('76123456-0').stocks.find((s) => Number(s.variant.id) === 1 && Number(s.office.id) === 1)!.quantityAvailable).toBe(stockBefore - 1);
+    const again = await post('g-1', { recipient: 'Otra' });
+    expect([again.status, again.body]).toEqual([200, made.body]);
+    expect(fake.shippings(token)).toHaveLength(1);
+    expect(fake.documents(token)).toHaveLength(1);
+    // The guide is found by the documents lookup that never creates.
+    const found = (await call(fake, 'GET', `/v1/documents.json?documenttypeid=8&emissiondaterange=[${DAY},${DAY}]`, { token })).body.items;
+    expect(found.map((d: any) => d.salesId)).toEqual(['g-1']);
+    const expanded = (await call(fake, 'GET', `/v1/shippings/${made.body.id}.json?expand=[guide,details]`, { token })).body;
+    expect(expanded.guide).toMatchObject({ id: guide.id, number: 1, salesId: 'g-1' });
+    expect(expanded.details.items.map((d: any) => [d.quantity, d.variant?.id ?? null])).toEqual([[1, '1'], [3, null]]);
+    expect((await call(fake, 'GET', `/v1/shippings/${made.body.id}.json`, { token })).body).toEqual(made.body);
+    expect((await call(fake, 'GET', `/v1/shippings/${made.body.id}/details.json`, { token })).body.count).toBe(2);
+    expect((await call(fake, 'GET', `/v1/shippings/${made.body.id}.json`, { token: otherToken })).status).toBe(404);
+    // A second guide of the same type counts its own folio.
+    const second = await post('g-2');
+    expect((await call(fake, 'GET', `/v1/documents/${second.body.guide.id}.json`, { token })).body.number).toBe(2);
+  });
+
+  it('answers 400 {error} for each missing or invalid field, and changes nothing', async () => {
+    await start();
+    const { address: _a, municipality: _m, city: _c, recipient: _r, ...withoutText } = shippingBody('bad');
+    const bad: Record<string, unknown>[] = [
+      { documentTypeId: 1 }, // not a guide type
+      { documentTypeId: 7 }, // the inactive 52
+      { officeId: 4 },
+      { emissionDate: DAY + 3600 },
+      { shippingTypeId: 9 }, // inactive
+      { shippingTypeId: '1' },
+      { address: '' },
+      { municipality: 5 },
+      { clientId: 999 },
+      { details: [] },
+      { details: [{ variantId: 1, quantity: 0, netUnitValue: 1 }] },
+      { details: [{ variantId: 1, quantity: 100_000, netUnitValue: 1 }] }, // more than the office's stock
+      { declareSii: 2 },
+    ];
+    for (const overrides of bad) {
+      const answer = await post('bad', overrides);
+      expect([answer.status, typeof answer.body.error], JSON.stringify(overrides)).toEqual([400, 'string']);
+    }
+    for (const field of ['address', 'municipality', 'city', 'recipient']) {
+      const answer = await call(fake, 'POST', '/v1/shippings.json', { token, body: { ...withoutText, ...Object.fromEntries(['address', 'municipality', 'city', 'recipient'].filter((f) => f !== field).map((f) => [f, 'x'])) } });
+      expect([answer.status, answer.body.error], field).toEqual([400, `${field} must be a string`]);
+    }
+    expect((await post('bad', { municipality: '', city: '' })).status).toBe(201); // the comuna and city may be unknown
+    expect(fake.shippings(token)).toHaveLength(1);
+  });
+
+  it('keeps the references an invoice is issued with and serves them', async () => {
+    await start();
+    const guide = (await call(fake, 'GET', `/v1/documents/${(await post('g-1')).body.guide.id}.json`, { token })).body;
+    const references = [{ number: String(guide.number), referenceDate: DAY, dteCodeSii: 52, reason: '' }];
+    const invoice = { documentTypeId: 1, officeId: 1, emissionDate: DAY, declareSii: 1, salesId: 'inv-1', clientId: 2, details: [{ variantId: 1, quantity: 1, netUnitValue: 1000, taxId: '[1]' }], references };
+    const made = await call(fake, 'POST', '/v1/documents.json', { token, body: invoice });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(fake.references(token, made.body.id)).toEqual(references);
+    const served = (await call(fake, 'GET', `/v1/documents/${made.body.id}/references.json`, { token })).body;
+    expect(served.items).toEqual([{ href: expect.any(String), id: 1, ...references[0] }]);
+    for (const wrong of [[{ ...references[0], dteCodeSii: '52' }], [{ ...references[0], referenceDate: DAY + 1 }], [{ ...references[0], number: '' }], 'x']) {
+      const answer = await call(fake, 'POST', '/v1/documents.json', { token, body: { ...invoice, salesId: 'inv-bad', references: wrong } });
+      expect(answer.status, JSON.stringify(wrong)).toBe(400);
+    }
+  });
+
+  it('faults work on the new routes as on documents: status, timeout_after_apply, hang, reset', async () => {
+    await start();
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'status', status: 502 });
+    expect((await post('f-1')).status).toBe(502);
+    expect(fake.shippings(token)).toHaveLength(0);
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'hang', delayMs: 50 });
+    await expect(post('f-1')).rejects.toThrow();
+    expect(fake.shippings(token)).toHaveLength(0);
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'reset' });
+    await expect(post('f-1')).rejects.toThrow();
+    expect(fake.shippings(token)).toHaveLength(0);
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'timeout_after_apply', delayMs: 50 });
+    await expect(post('f-1')).rejects.toThrow();
+    expect(fake.shippings(token).map((s) => s.salesId)).toEqual(['f-1']);
+    const retry = await post('f-1');
+    expect([retry.status, retry.body.id]).toEqual([200, fake.shippings(token)[0]!.id]);
+    fake.faults.add({ route: 'GET /v1/shipping_types.json', kind: 'status', status: 429 });
+    expect((await call(fake, 'GET', '/v1/shipping_types.json?state=0', { token })).status).toBe(429);
+    fake.faults.add({ route: 'GET /v1/shippings/{id}.json', kind: 'status', status: 500 });
+    expect((await call(fake, 'GET', `/v1/shippings/${retry.body.id}.json`, { token })).status).toBe(500);
+    expect((await call(fake, 'GET', `/v1/shippings/${retry.body.id}.json`, { token })).status).toBe(200);
+  });
+});
