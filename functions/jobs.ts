@@ -34,7 +34,8 @@ export const webhookSweeper: JobFunction = {
 export const invoiceReconciler: JobFunction = {
   name: 'invoice-reconciler',
   entry: 'functions/invoicing/reconciler/handler.ts',
-  // Finds unsettled intents on gsi2, reads the intent and its connection, commits the settled state;
+  // Finds unsettled intents on gsi2, reads the intent and its connection, commits the settled state
+  // (an approved dispatch guide: issues it, its stop's guide item updated with each move);
   // UpdateItem moves a failed intent's next look later, or takes a revoked connection's off the index.
   table: { items: ['GetItem', 'PutItem', 'UpdateItem'], queries: ['gsi2'] },
 };
@@ -46,6 +47,8 @@ export const importWorker: JobFunction = {
   // page: progress, records, conflicts, audit entry, and on the last page the lock's release and the event.
   // Provider notices: the company's connections and pending notices (Query), its read budget and
   // drain marker (UpdateItem), each notice's progress, and its deletion once read.
+  // Dispatch guides (issue 17): a route's guide items (Query), each intent, its connection and
+  // tenant (GetItem), the intent's moves with its stop's guide item (PutItem, UpdateItem).
   table: { items: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'Query', 'UpdateItem'] },
 };
 

@@ -73,9 +73,9 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   outcomeAt: (item.outcomeAt as string | undefined) ?? null,
   evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
   failureReason: (item.failureReason as string | undefined) ?? null,
-  receivedBy: storedReceipt(item.receivedBy),
   // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
   dispatchGuide: null,
+  receivedBy: storedReceipt(item.receivedBy),
   version: item.version as number,
   trackingToken: item.trackingToken as string,
   evidence: (item.evidence as Evidence[] | undefined) ?? [],

@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../shared/http/schemas.ts';
 import { CreateVehicleBody } from '../fleet/schemas.ts';
 import { VehicleRouteId } from '../routing/schemas.ts';
-import { ReceivedBy, ReceivedByInput } from './receipt.ts';
 import { StopDispatchGuide } from './dispatch-guide-schemas.ts';
+import { ReceivedBy, ReceivedByInput } from './receipt.ts';
 
 /**
  * Which evidence a delivery needs (the specification leaves the object open): a photo, a
@@ -67,8 +67,8 @@ export const Stop = v.pipe(
     outcomeAt: v.nullable(DateTime),
     evidenceCount: v.pipe(v.number(), v.integer()),
     failureReason: v.nullable(v.string()),
-    receivedBy: v.pipe(v.nullable(ReceivedBy), v.description('The receipt of goods (Ley 19.983), null without one; only ever in this answer')),
     dispatchGuide: StopDispatchGuide,
+    receivedBy: v.pipe(v.nullable(ReceivedBy), v.description('The receipt of goods (Ley 19.983), null without one; only ever in this answer')),
     version: Version,
   }),
   v.title('Stop'),

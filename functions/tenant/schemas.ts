@@ -12,7 +12,10 @@ const Policy = v.pipe(
   v.picklist(vehicleDocumentsPolicies, 'must be ignore, warn or block'),
   v.description('An expired technical review, circulation permit or SOAP of the route’s vehicle when a route is assigned or started: ignore, warn (the answer’s warnings) or block (422)'),
 );
-const GuidesRequired = v.pipe(v.boolean('must be true or false'), v.description('Stored only for now: the dispatch-guides work gives it its effect'));
+const GuidesRequired = v.pipe(
+  v.boolean('must be true or false'),
+  v.description('When true, starting a route with a stop whose order has goods and whose dispatch guide is not issued or provider_recorded is 409 dispatch_guides_missing (with the stop ids)'),
+);
 
 export const TenantSettings = v.pipe(
   v.object({

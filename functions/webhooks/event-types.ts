@@ -18,7 +18,7 @@ const entries: { [T in EventType]: Entry<T> } = {
     example: { orderId: '0192f7a0-3c4e-7a10-8b2d-5e6f7a8b9c01', reference: 'PED-10482', state: 'cancelled' },
   },
   'finance.invoice.issued': {
-    description: 'The billing provider accepted a document and the tax authority’s state is known.',
+    description: 'The billing provider accepted a document and the tax authority’s state is known (documentKind receipt, invoice, credit_note or dispatch_guide).',
     example: {
       invoiceIntentId: '0192f7a1-1111-7b20-9c3d-6e7f8a9b0c12',
       documentKind: 'invoice',
@@ -29,7 +29,7 @@ const entries: { [T in EventType]: Entry<T> } = {
     },
   },
   'finance.invoice.rejected': {
-    description: 'The billing provider or the tax authority rejected a document.',
+    description: 'The billing provider or the tax authority rejected a document (documentKind receipt, invoice, credit_note or dispatch_guide).',
     example: {
       invoiceIntentId: '0192f7a1-1111-7b20-9c3d-6e7f8a9b0c12',
       documentKind: 'receipt',

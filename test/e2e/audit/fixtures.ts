@@ -4,6 +4,7 @@ import type { ApiResponse, TestMember, TestTenant } from '../../support/api.ts';
 import { eventually, type Receiver } from '../../support/receiver.ts';
 import { careFixtures } from './care-fixtures.ts';
 import { integrationFixtures } from './integration-fixtures.ts';
+import { guideFixtures } from './guide-fixtures.ts';
 import { tenantFixtures } from './tenant-fixtures.ts';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { invoiceBody, PREFIX as INVOICES, readySandbox } from '../invoicing/support.ts';
@@ -146,6 +147,7 @@ const known = (id: string) => () => id;
 export const fixtures: Record<string, Fixture> = {
   ...careFixtures,
   ...integrationFixtures,
+  ...guideFixtures,
   ...tenantFixtures,
   createInvoiceIntent: {
     prepare: async (w) => {

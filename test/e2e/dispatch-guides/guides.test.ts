@@ -179,6 +179,10 @@ describe('dispatch guides of a route (decisions 14)', () => {
       const started = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`);
       expect(started.status, started.text).toBe(200);
       expect(started.body.stops[0].dispatchGuide.localState).toBe('issued');
+      // A stop's own answer shows its guide too.
+      const delivered = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0]!.id}/deliver`, { body: {} });
+      expect(delivered.status, delivered.text).toBe(200);
+      expect(delivered.body.dispatchGuide).toEqual(started.body.stops[0].dispatchGuide);
       // A route without goods starts as before.
       const { route: plain } = await guideRoute(tenant, operator, driver, [{ connectionId: null }]);
       expect((await tenant.call(driver, 'POST', `/v1/field/routes/${plain.id}/start`)).status).toBe(200);

@@ -7,7 +7,7 @@ import { created, eventCollector, orderBody, routeWithOrders, tokenOf, waitFor, 
 const collector = eventCollector();
 const stack = useLocalStack({ extraStreamConsumers: { 'test-events': collector.consumer } });
 
-const viewFields = ['company', 'order', 'state', 'eta', 'etaNote', 'stopsBefore', 'driver', 'approximatePosition', 'closedAt', 'refreshSeconds'];
+const viewFields = ['company', 'order', 'state', 'eta', 'etaNote', 'stopsBefore', 'driver', 'approximatePosition', 'closedAt', 'dispatchGuideNumber', 'refreshSeconds'];
 // Three stops going north from Santiago centre; the tracked order is the last.
 const points: [number, number][] = [
   [-33.44, -70.65],
