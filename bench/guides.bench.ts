@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { startLocalStack } from '../infra/local/stack.ts';
-import { newId } from '../shared/ids.ts';
 import { putMember } from '../shared/tenancy/members.ts';
-import { putTenant } from '../shared/tenancy/tenants.ts';
-import { startFakeProviderEnv } from '../test/support/provider-env.ts';
+import { startProviderBench } from './support/provider-bench.ts';
 import { fmt, median } from './support/stats.ts';
 
 /**
  * `npm run bench:guides`: the dispatch guides of a full route (45 stops), from the admin's POST to
  * every stop's guide issued, through the provider fake held to the provider's rate (about 10
- * requests a second per token). The floor is the same provider calls made directly, at the
- * spacing that rate allows: one shipping and one guide read per stop. The ratio says what our
+ * requests a second per token). The floor is the same provider calls made directly, with the
+ * same spacing (110 ms after each answer): one shipping and one guide read per stop. The ratio says what our
  * path (queue, issue transactions, the provider turn-taking) costs beyond the provider itself.
  */
 // 45 is a route's most stops (routing's MAX_STOPS_PER_ROUTE: the assignment is one transaction); the issue's 50 cannot be one route.
@@ -19,30 +16,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE_PER_SECOND = 10;
 process.env.LOG_LEVEL = 'WARN';
 
-const fake = await startFakeProviderEnv();
+const { fake, stack, tenantId, api, connect } = await startProviderBench();
 fake.setRateLimit(RATE_PER_SECOND);
 const company = { clientCode: '76086428-5', clientName: 'Bench Guías SpA' };
 const accessToken = fake.addCompany(company);
-const stack = await startLocalStack({ port: 0, env: { TENANT_RATE_LIMIT_PER_MINUTE: '100000000' } });
-
-const tenantId = newId();
-await putTenant({ id: tenantId, name: 'Bench Guías SpA' });
-await putMember({ tenantId, subject: 'bench-admin', role: 'admin', firstName: 'Bea' });
 const { id: driverId } = await putMember({ tenantId, subject: 'bench-driver', role: 'driver', firstName: 'Pedro' });
-const token = await stack.devIssuer.mint({ subject: 'bench-admin', ttlSeconds: 3600, mfa: true });
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'x-tenant-id': tenantId, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-};
-
-const authorization = await api('POST', '/v1/integrations/provider/authorizations', { clientCode: company.clientCode, name: 'Bench' });
-const connection = await api('POST', '/v1/integrations/connections', { code: await fake.approve(company.clientCode), bindingSecret: authorization.bindingSecret });
+const connection = await connect(company.clientCode);
 // The fake's ids: office 1, IVA 1, types 33/39/61 and the active 52 (8); shipping types 1, 5, 6.
 await api('PUT', `/v1/integrations/connections/${connection.id}/issue-settings`, {
   version: 1,
