@@ -90,8 +90,8 @@ describe('functions', () => {
       const ports: string[] = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations') || id.startsWith('FunctionsInvoicing')
         ? ['WEBHOOK_KMS_KEY_ID', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_SCHEDULE_GROUP']
         : [];
-      // The integrations group also queues imports (record-imports.ts).
-      if (id.startsWith('FunctionsIntegrations')) ports.push('IMPORT_QUEUE_URL');
+      // The integrations group also queues imports (record-imports.ts), the field group a route's dispatch guides (dispatch-guides.ts).
+      if (id.startsWith('FunctionsIntegrations') || id.startsWith('FunctionsField')) ports.push('IMPORT_QUEUE_URL');
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         // ORIGIN_VERIFY_SECRET_ARN: the origin check (test/infra/edge.test.ts).
         ['NODE_OPTIONS', 'OIDC_AUDIENCE', 'OIDC_ISSUER', 'OIDC_MFA_ENFORCED', 'ORIGIN_VERIFY_SECRET_ARN', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME', ...ports].sort(),
