@@ -11,7 +11,9 @@ export default defineConfig({
     reporters: ['default'],
     // Handlers log JSON lines at INFO in the cloud; in tests only warnings, unless a test asks.
     // DynamoDB Local shares 2 cores with a parallel run: a table call may take seconds (the
-    // cloud's limit is 3 s, shared/config.ts); test/e2e/table-hung.test.ts sets its own.
-    env: { LOG_LEVEL: 'WARN', TABLE_REQUEST_TIMEOUT_MS: '30000' },
+    // cloud's limit is 3 s, shared/config.ts); test/e2e/table-unavailable.test.ts sets its own.
+    // Opening the connection too (1 s in the cloud): under load a worker's connect timer fired
+    // before the socket's connect event, and a green run failed with 503s.
+    env: { LOG_LEVEL: 'WARN', TABLE_REQUEST_TIMEOUT_MS: '30000', TABLE_CONNECT_TIMEOUT_MS: '30000' },
   },
 });
