@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,25 +79,26 @@ const sharedDir = (() => {
   };
 })();
 
-/** The template and nag report of one context, synthesized once per run by whichever file asks first. */
-const templateAndReport = async (context: Record<string, string>): Promise<{ template: Record<string, any>; nagReport: PolicyValidationPluginReport }> => {
+/**
+ * Makes `name` in the run's shared folder once: the first file to ask runs `make` (which writes
+ * it), the others wait for it. A failure is written beside it, so the others fail with it.
+ */
+const once = async (name: string, make: (path: string) => Promise<void>): Promise<string> => {
   const dir = sharedDir();
-  const key = createHash('sha256').update(JSON.stringify(Object.entries(context).sort())).digest('hex').slice(0, 16);
-  const done = join(dir, `${key}.json`);
-  const failed = join(dir, `${key}.error`);
+  const path = join(dir, name);
+  const done = `${path}.done`;
+  const failed = `${path}.error`;
   let mine = false;
   try {
-    mkdirSync(join(dir, `${key}.lock`));
+    mkdirSync(`${path}.lock`);
     mine = true;
   } catch {
-    // Another test file is making it: wait for its result below.
+    // Another test file is making it: wait for it below.
   }
   if (mine) {
     try {
-      // A child process: a synth is long CPU work that would block this worker's messages to vitest.
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, JSON.stringify(context)], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
-      writeFileSync(`${done}.tmp`, stdout);
-      renameSync(`${done}.tmp`, done);
+      await make(path);
+      writeFileSync(done, '');
     } catch (error) {
       writeFileSync(failed, String((error as Error).stack ?? error));
       throw error;
@@ -106,11 +107,31 @@ const templateAndReport = async (context: Record<string, string>): Promise<{ tem
   const deadline = Date.now() + 600_000;
   while (!existsSync(done)) {
     if (existsSync(failed)) throw new Error(`the shared synthesis failed in another test file:\n${readFileSync(failed, 'utf8')}`);
-    if (Date.now() > deadline) throw new Error(`the shared synthesis (${done}) did not finish`);
+    if (Date.now() > deadline) throw new Error(`the shared synthesis (${path}) did not finish`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return JSON.parse(readFileSync(done, 'utf8'));
+  return path;
 };
+
+/** The template and nag report of one context, synthesized once per run by whichever file asks first. */
+const templateAndReport = async (context: Record<string, string>): Promise<{ template: Record<string, any>; nagReport: PolicyValidationPluginReport }> => {
+  const key = createHash('sha256').update(JSON.stringify(Object.entries(context).sort())).digest('hex').slice(0, 16);
+  const path = await once(`template-${key}.json`, async (file) => {
+    // A child process: a synth is long CPU work that would block this worker's messages to vitest.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, JSON.stringify(context)], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
+    writeFileSync(file, stdout);
+  });
+  return JSON.parse(readFileSync(path, 'utf8'));
+};
+
+/**
+ * The cloud assembly as `cdk synth` makes it: infra/app.ts (esbuild bundling every function,
+ * cdk-nag as a validation plugin) in a child process, once per run. Returns its folder.
+ */
+export const sharedAssembly = (): Promise<string> =>
+  once('assembly', async (outdir) => {
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/app.ts'], { cwd: root, env: { ...process.env, CDK_OUTDIR: outdir }, maxBuffer: 64 * 1024 * 1024 });
+  });
 
 /**
  * As synthesize(), shared by the files of a run: the template and the cdk-nag report come from one
