@@ -93,19 +93,33 @@ export class ChaosClient {
     }
   }
 
-  /** Sends a kept request once more with its key: the answer must be the one the client got. */
+  /**
+   * Sends a kept request once more with its key: the answer must be the one the client got. A
+   * request that gets no answer (a pooled connection the stack closed meanwhile: "fetch failed")
+   * is sent again with the same key, as send() does; only an answer counts.
+   */
   async replay(request: KeyedRequest): Promise<{ status: number; body: unknown; replayed: boolean }> {
-    const response = await fetch(`${this.baseUrl()}${request.path}`, {
-      method: request.method,
-      headers: {
-        authorization: `Bearer ${request.caller.token}`,
-        'x-tenant-id': request.caller.tenantId,
-        'idempotency-key': request.key,
-        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(`${this.baseUrl()}${request.path}`, {
+          method: request.method,
+          headers: {
+            authorization: `Bearer ${request.caller.token}`,
+            'x-tenant-id': request.caller.tenantId,
+            'idempotency-key': request.key,
+            ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: request.body === undefined ? undefined : JSON.stringify(request.body),
+          signal: AbortSignal.timeout(30_000),
+        });
+      } catch (error) {
+        if (Date.now() > this.deadline() || attempt >= 20) throw error;
+        await sleep(Math.min(1_000, 100 * (attempt + 1)));
+        continue;
+      }
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    }
   }
 }

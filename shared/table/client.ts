@@ -16,7 +16,7 @@ const makeClient = (): DynamoDBDocumentClient => {
     // Short timeouts turn an unreachable or hung table into a quick 503 instead of a Lambda
     // timeout. Since @smithy/node-http-handler 4.x a requestTimeout only logs a warning unless
     // throwOnRequestTimeout is set (found by the load run: the call waited on).
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: config.tableRequestTimeoutMs, throwOnRequestTimeout: true }),
+    requestHandler: new NodeHttpHandler({ connectionTimeout: config.tableConnectTimeoutMs, requestTimeout: config.tableRequestTimeoutMs, throwOnRequestTimeout: true }),
   });
   // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
   if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);

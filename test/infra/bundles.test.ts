@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { functionGroups } from '../../functions/index.ts';
 import { FUNCTION_NAME_METADATA } from '../../infra/constructs/service-function.ts';
 import { TemplateNames, type Template } from '../iam/template-names.ts';
+import { sharedAssembly } from './synth.ts';
 
 /**
  * The bundles that deploy are the bundles that were tested: `infra/app.ts` synthesizes the cloud
@@ -15,7 +15,6 @@ import { TemplateNames, type Template } from '../iam/template-names.ts';
  * imported in a process of its own with the environment the template gives it. An API function is
  * then called once with an API Gateway v2 event for a path no operation has.
  */
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const invoker = fileURLToPath(new URL('./invoke-bundle.mjs', import.meta.url));
 const run = promisify(execFile);
 
@@ -25,16 +24,12 @@ let template: Template & { Resources: Record<string, Resource> };
 /** Asset hash -> its directory in the assembly (the template names the asset by its S3 key). */
 let assetDirs: Map<string, string>;
 beforeAll(async () => {
-  outdir = mkdtempSync(join(tmpdir(), 'delivery-ops-assembly-'));
-  // A child process: a bundling synth is long CPU work that would block this worker's messages.
-  await run(process.execPath, ['--import', 'tsx', 'infra/app.ts'], { cwd: root, env: { ...process.env, CDK_OUTDIR: outdir }, maxBuffer: 64 * 1024 * 1024 });
+  // One assembly per run, shared with stack.test.ts, made in a child process (synth.ts).
+  outdir = await sharedAssembly();
   template = JSON.parse(readFileSync(join(outdir, 'DeliveryOps.template.json'), 'utf8'));
   const assets = JSON.parse(readFileSync(join(outdir, 'DeliveryOps.assets.json'), 'utf8')) as { files: Record<string, { source: { path: string } }> };
   assetDirs = new Map(Object.entries(assets.files).map(([hash, file]) => [hash, file.source.path]));
-}, 300_000);
-afterAll(() => {
-  if (outdir) rmSync(outdir, { recursive: true, force: true });
-});
+}, 600_000);
 
 /** An API Gateway HTTP API (payload 2.0) request as the `$default` route hands it over. */
 const unknownPathEvent = {

@@ -7,11 +7,11 @@ import { functionGroups } from '../../functions/index.ts';
 import { ACCESS_LOG_FIELDS, VIEWER_HOST_FUNCTION_FILE } from '../../infra/constructs/edge.ts';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
-import { synthesize, type Resource, type Synthesized } from './synth.ts';
+import { sharedSynth, type Resource, type Synthesized } from './synth.ts';
 
 let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize();
+beforeAll(async () => {
+  synth = await sharedSynth();
 }, 180_000);
 afterAll(() => synth?.dispose());
 

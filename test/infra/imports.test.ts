@@ -1,10 +1,10 @@
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionsOf, synthesize, type Resource, type Statement, type Synthesized } from './synth.ts';
+import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
 
 let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize({});
+beforeAll(async () => {
+  synth = await sharedSynth({});
 }, 180_000);
 afterAll(() => synth?.dispose());
 

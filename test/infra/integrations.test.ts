@@ -1,7 +1,7 @@
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealedReplayOperations } from '../../functions/index.ts';
-import { actionsOf, synthesize, type Resource, type Statement, type Synthesized } from './synth.ts';
+import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
 
 const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
 const context = {
@@ -14,8 +14,8 @@ const context = {
 };
 
 let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize(context);
+beforeAll(async () => {
+  synth = await sharedSynth(context);
 }, 180_000);
 afterAll(() => synth?.dispose());
 

@@ -1,12 +1,12 @@
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionsOf, synthesize, type Resource, type Statement, type Synthesized } from './synth.ts';
+import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
 
 const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
 
 let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize({ providerApiUrl: 'https://api.bsale.io', providerOauthUrl: 'https://oauth.bsale.io', providerAppId: 'app-42', providerRedirectUri: 'https://app.example.cl/cb', providerUserTokenSecretArn: SECRET });
+beforeAll(async () => {
+  synth = await sharedSynth({ providerApiUrl: 'https://api.bsale.io', providerOauthUrl: 'https://oauth.bsale.io', providerAppId: 'app-42', providerRedirectUri: 'https://app.example.cl/cb', providerUserTokenSecretArn: SECRET });
 }, 180_000);
 afterAll(() => synth?.dispose());
 

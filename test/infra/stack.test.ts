@@ -1,22 +1,23 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import type { PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { functionGroups } from '../../functions/index.ts';
 import { DEFAULT_RATE_LIMIT_PER_IP, DeliveryOpsStack } from '../../infra/stack.ts';
 import { routeKey } from '../../shared/http/operation.ts';
 import { tableDefinition } from '../../shared/table/definition.ts';
+import { FUNCTION_NAME_METADATA } from '../../infra/constructs/service-function.ts';
+import { TemplateNames, type Template as IamTemplate } from '../iam/template-names.ts';
+import { sharedAssembly, sharedSynth } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DeletionPolicy?: string };
 
-// One synthesis (with esbuild bundling every function) shared by all tests.
-let outdir: string;
+// The run's synthesis of the stack, shared with the other infra files (synth.ts, sharedSynth), and
+// the run's cloud assembly with every function bundled, shared with bundles.test.ts: both are made
+// in child processes, so this worker never blocks on them.
 let stack: DeliveryOpsStack;
 let template: Template;
 let nagReport: PolicyValidationPluginReport;
@@ -25,22 +26,9 @@ const resources = (type: string): [string, Resource][] =>
   Object.entries(template.toJSON().Resources as Record<string, Resource>).filter(([, r]) => r.Type === type);
 const apiFunctions = () => resources('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.OIDC_ISSUER);
 
-beforeAll(() => {
-  const started = performance.now();
-  outdir = mkdtempSync(join(tmpdir(), 'delivery-ops-cdk-'));
-  const app = new App({ outdir });
-  // Created with the app as scope so that acknowledgements land in the template as cdk_nag
-  // metadata; validateScope below runs the same checks synth runs in infra/app.ts.
-  const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
-  stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
-  template = Template.fromStack(stack);
-  nagReport = nag.validateScope(stack);
-  console.info(`synth with bundling: ${Math.round(performance.now() - started)} ms`);
-}, 180_000);
-
-afterAll(() => {
-  if (outdir) rmSync(outdir, { recursive: true, force: true });
-});
+beforeAll(async () => {
+  ({ stack, template, nagReport } = await sharedSynth());
+}, 600_000);
 
 describe('table', () => {
   it('is on-demand with point-in-time recovery, TTL, stream and its indexes, and is kept (except after a failed create)', () => {
@@ -101,15 +89,20 @@ describe('functions', () => {
     }
   });
 
-  it('bundles each group as minified ESM with a source map and a require shim', () => {
+  it('bundles each group as minified ESM with a source map and a require shim', async () => {
+    const assembly = await sharedAssembly();
+    const deployed = JSON.parse(readFileSync(join(assembly, 'DeliveryOps.template.json'), 'utf8')) as IamTemplate & { Resources: Record<string, Resource> };
+    const assets = JSON.parse(readFileSync(join(assembly, 'DeliveryOps.assets.json'), 'utf8')) as { files: Record<string, { source: { path: string } }> };
     for (const { name } of functionGroups) {
-      const fn = stack.functions.functionFor(name);
-      const assetDir = join(outdir, `asset.${(fn.node.findChild('Code') as Asset).assetHash}`);
+      const [, fn] = Object.entries(deployed.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.[FUNCTION_NAME_METADATA] === name) ?? [];
+      expect(fn, name).toBeDefined();
+      const hash = String(new TemplateNames(deployed).resolve(fn!.Properties.Code.S3Key)).replace(/\.zip$/, '');
+      const assetDir = join(assembly, assets.files[hash]?.source.path ?? `no asset ${hash}`);
       expect(existsSync(join(assetDir, 'index.mjs.map')), `${name} source map`).toBe(true);
       const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
       expect(code.startsWith('import { createRequire as __createRequire }'), `${name} banner`).toBe(true);
     }
-  });
+  }, 600_000);
 
   it('lets each function use only its own log group and the table actions its manifest entry declares', () => {
     const functionPolicies = resources('AWS::IAM::Policy').filter(([id]) => id.startsWith('Functions'));

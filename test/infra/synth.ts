@@ -1,6 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import type { CfnElement, PolicyValidationPluginReport } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
@@ -56,5 +61,103 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
         .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
         .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]),
     dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const main = fileURLToPath(new URL('./synth-main.ts', import.meta.url));
+/** Set by test/support/global-setup.ts: one folder per run; without it, one per test process. */
+const sharedDir = (() => {
+  let dir: string | undefined;
+  return (): string => {
+    try {
+      dir ??= inject('infraSynthDir');
+    } catch {
+      // Not under the run's global setup.
+    }
+    return (dir ??= mkdtempSync(join(tmpdir(), 'delivery-ops-synth-')));
+  };
+})();
+
+/**
+ * Makes `name` in the run's shared folder once: the first file to ask runs `make` (which writes
+ * it), the others wait for it. A failure is written beside it, so the others fail with it.
+ */
+const once = async (name: string, make: (path: string) => Promise<void>): Promise<string> => {
+  const dir = sharedDir();
+  const path = join(dir, name);
+  const done = `${path}.done`;
+  const failed = `${path}.error`;
+  let mine = false;
+  try {
+    mkdirSync(`${path}.lock`);
+    mine = true;
+  } catch {
+    // Another test file is making it: wait for it below.
+  }
+  if (mine) {
+    try {
+      await make(path);
+      writeFileSync(done, '');
+    } catch (error) {
+      writeFileSync(failed, String((error as Error).stack ?? error));
+      throw error;
+    }
+  }
+  const deadline = Date.now() + 600_000;
+  while (!existsSync(done)) {
+    if (existsSync(failed)) throw new Error(`the shared synthesis failed in another test file:\n${readFileSync(failed, 'utf8')}`);
+    if (Date.now() > deadline) throw new Error(`the shared synthesis (${path}) did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return path;
+};
+
+/** The template and nag report of one context, synthesized once per run by whichever file asks first. */
+const templateAndReport = async (context: Record<string, string>): Promise<{ template: Record<string, any>; nagReport: PolicyValidationPluginReport }> => {
+  const key = createHash('sha256').update(JSON.stringify(Object.entries(context).sort())).digest('hex').slice(0, 16);
+  const path = await once(`template-${key}.json`, async (file) => {
+    // A child process: a synth is long CPU work that would block this worker's messages to vitest.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, JSON.stringify(context)], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
+    writeFileSync(file, stdout);
+  });
+  return JSON.parse(readFileSync(path, 'utf8'));
+};
+
+/**
+ * The cloud assembly as `cdk synth` makes it: infra/app.ts (esbuild bundling every function,
+ * cdk-nag as a validation plugin) in a child process, once per run. Returns its folder.
+ */
+export const sharedAssembly = (): Promise<string> =>
+  once('assembly', async (outdir) => {
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/app.ts'], { cwd: root, env: { ...process.env, CDK_OUTDIR: outdir }, maxBuffer: 64 * 1024 * 1024 });
+  });
+
+/**
+ * As synthesize(), shared by the files of a run: the template and the cdk-nag report come from one
+ * synthesis per context, made in a child process (without bundling: the bundles are stack.test.ts's
+ * and bundles.test.ts's), and the construct tree to name resources by is built here, also without
+ * bundling. The construct tree is the same as the child's, so are the logical ids.
+ */
+export async function sharedSynth(context: Record<string, string> = {}): Promise<Synthesized> {
+  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
+  const { template: json, nagReport } = await templateAndReport(context);
+  const template = Template.fromJSON(json);
+  const all = json.Resources as Record<string, Resource>;
+  const resources = (type: string): [string, Resource][] => Object.entries(all).filter(([, r]) => r.Type === type);
+  return {
+    outdir: sharedDir(),
+    stack,
+    template,
+    nagReport,
+    resources,
+    logicalId: (construct) => stack.resolve(stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string,
+    statementsOf: (roleId) =>
+      resources('AWS::IAM::Policy')
+        .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]),
+    // The shared folder is the run's; the global setup's teardown removes it.
+    dispose: () => undefined,
   };
 }

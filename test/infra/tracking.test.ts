@@ -2,11 +2,11 @@ import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACKED_ENTITIES } from '../../infra/constructs/tracking-projection.ts';
-import { synthesize, type Synthesized } from './synth.ts';
+import { sharedSynth, type Synthesized } from './synth.ts';
 
 let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize();
+beforeAll(async () => {
+  synth = await sharedSynth();
 }, 180_000);
 afterAll(() => synth?.dispose());
 

@@ -4,14 +4,14 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryOpsStack } from '../../infra/stack.ts';
 import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
-import { synthesize, type Resource, type Synthesized } from './synth.ts';
+import { sharedSynth, type Resource, type Synthesized } from './synth.ts';
 
-// One synthesis (with esbuild bundling every function) shared by all tests.
+// One synthesis per run (without bundling), shared with the other infra files: synth.ts, sharedSynth.
 let synth: Synthesized;
 let stack: DeliveryOpsStack;
 
-beforeAll(() => {
-  synth = synthesize();
+beforeAll(async () => {
+  synth = await sharedSynth();
   stack = synth.stack;
 }, 180_000);
 

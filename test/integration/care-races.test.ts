@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InitializeMiddleware } from '@smithy/types';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../support/dynamo-endpoint.ts';
 import { getCareItem, putVehicleCare } from '../../functions/fleet/care.ts';
 import { recordOdometer } from '../../functions/fleet/odometer.ts';
 import { deleteReading, listReadings } from '../../functions/fleet/odometer-readings.ts';
@@ -60,8 +61,8 @@ describe('care writes under races', () => {
   const now = new Date();
   beforeAll(async () => {
     const name = `care-races-${randomUUID()}`;
-    await ensureTable(inject('dynamoEndpoint'), name);
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), TABLE_NAME: name });
+    await ensureTable(dynamoEndpoint(), name);
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamoEndpoint(), TABLE_NAME: name });
     resetTableClient();
     tenantId = newId();
     await putTenant({ id: tenantId, name: 'Carreras SpA' });

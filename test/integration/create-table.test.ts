@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../support/dynamo-endpoint.ts';
 import { ensureTable, localClient } from '../../infra/local/create-table.ts';
 import { tableDefinition } from '../../shared/table/definition.ts';
 
 describe('a local table kept from before an index was added', () => {
   // Adding an index to DynamoDB Local takes long on a loaded machine.
   it('gets the missing index on the next start, as a deploy adds it in the cloud', { timeout: 180_000 }, async () => {
-    const endpoint = inject('dynamoEndpoint');
+    const endpoint = dynamoEndpoint();
     const client = localClient(endpoint);
     const tableName = `old-${randomUUID()}`;
     const [kept] = tableDefinition.globalIndexes;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../support/dynamo-endpoint.ts';
 import { ensureTable } from '../../infra/local/create-table.ts';
 import { StreamReader } from '../../infra/local/stream-reader.ts';
 import { resetTableClient, table } from '../../shared/table/client.ts';
@@ -16,7 +17,7 @@ const waitFor = async (check: () => boolean, ms = 10_000) => {
 };
 
 describe('local stream reader (DynamoDB Local streams)', () => {
-  const endpoint = inject('dynamoEndpoint');
+  const endpoint = dynamoEndpoint();
   const tableName = `stream-${randomUUID()}`;
   const readers: StreamReader[] = [];
   afterAll(async () => {

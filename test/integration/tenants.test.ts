@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../support/dynamo-endpoint.ts';
 import { ensureTable } from '../../infra/local/create-table.ts';
 import { newId } from '../../shared/ids.ts';
 import { keys } from '../../shared/table/keys.ts';
@@ -11,8 +12,8 @@ import { OPERATOR, runAs } from '../../shared/aws-calls/identity.ts';
 describe('tenants', () => {
   beforeAll(async () => {
     const name = `tenants-${randomUUID()}`;
-    await ensureTable(inject('dynamoEndpoint'), name);
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), TABLE_NAME: name });
+    await ensureTable(dynamoEndpoint(), name);
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamoEndpoint(), TABLE_NAME: name });
     resetTableClient();
   });
 

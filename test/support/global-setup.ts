@@ -1,23 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { markRunStart, startCallRecording } from './aws-calls-run.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The first worker's DynamoDB Local (files written before there was one per worker use it). */
     dynamoEndpoint: string;
+    /** One DynamoDB Local per worker: test/support/stack.ts, dynamoEndpoint(). */
+    dynamoEndpoints: string[];
     awsCallsDir: string;
+    /** Where the infra tests share their syntheses (test/infra/synth.ts, sharedSynth). */
+    infraSynthDir: string;
   }
 }
 
-/** One DynamoDB Local (in memory) for the whole run; each test file makes its own table in it. */
+/**
+ * One DynamoDB Local (in memory) per worker for the whole run; each test file makes its own table
+ * in its worker's. One DynamoDB Local serves its requests nearly one at a time: shared by all
+ * workers, a file seeding thousands of items held up every other file's stream reader and queue.
+ */
 export default async function setup(project: TestProject) {
   // First, before anything here can fail: the IAM check refuses an earlier run's recording.
   const runId = markRunStart();
-  const dynamo = await startDynamoDbLocal();
-  project.provide('dynamoEndpoint', dynamo.endpoint);
+  const count = Math.max(1, Number(project.vitest.config.maxWorkers) || 1);
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startDynamoDbLocal()));
+  const dynamos = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(dynamos.map((d) => d.stop()));
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  project.provide('dynamoEndpoint', dynamos[0]!.endpoint);
+  project.provide('dynamoEndpoints', dynamos.map((d) => d.endpoint));
   // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
   project.provide('awsCallsDir', startCallRecording(runId));
+  const infraSynthDir = mkdtempSync(join(tmpdir(), 'delivery-ops-synth-'));
+  project.provide('infraSynthDir', infraSynthDir);
   return async () => {
-    await dynamo.stop();
+    rmSync(infraSynthDir, { recursive: true, force: true });
+    await Promise.all(dynamos.map((d) => d.stop()));
   };
 }

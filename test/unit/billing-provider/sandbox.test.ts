@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoEndpoint } from '../../support/dynamo-endpoint.ts';
 import { ensureTable } from '../../../infra/local/create-table.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { resetTableClient } from '../../../shared/table/client.ts';
@@ -23,8 +24,8 @@ const asOperator = (test: () => Promise<void>) => () => runAs(OPERATOR, test);
 // Documents live in the table (a table of this file's own in the run's DynamoDB Local).
 beforeAll(async () => {
   const name = `sandbox-${randomUUID()}`;
-  await ensureTable(inject('dynamoEndpoint'), name);
-  Object.assign(process.env, { DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), TABLE_NAME: name });
+  await ensureTable(dynamoEndpoint(), name);
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamoEndpoint(), TABLE_NAME: name });
   resetTableClient();
 });
 const doc = (salesId: string): IssueDocumentInput => ({ documentTypeId: '3', officeId: '1', emissionDate: DAY, salesId, details: [{ comment: 'Flete', quantity: 2, netUnitValue: 1500, taxId: '1' }] });
