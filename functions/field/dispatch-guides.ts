@@ -1,7 +1,5 @@
 import { StateConflictError } from '../../shared/errors.ts';
 import type { Caller } from '../../shared/http/operation.ts';
-import { opsKeys } from '../../shared/table/keys-operations.ts';
-import { tableName } from '../../shared/table/client.ts';
 import { commit, type Write } from '../../shared/table/transaction.ts';
 import { getTenant } from '../../shared/tenancy/tenants.ts';
 import { findConnectionRecord } from '../integrations/connection-record.ts';
@@ -12,7 +10,7 @@ import { insertIntent } from '../invoicing/intent-record.ts';
 import type { Transfer } from '../invoicing/schemas.ts';
 import { findOrders, type OrderRecord } from '../orders/records.ts';
 import { getRouteRecord, readRoutePartition, type StopRecord } from './records.ts';
-import { requireRouteState } from './route-writes.ts';
+import { requireRouteState, routeStateCheck } from './route-writes.ts';
 
 /** A connection without the guide's document type and shipping types (decisions 14): 409, naming it. */
 export class GuideConnectionNotReadyError extends StateConflictError {
@@ -45,18 +43,8 @@ export interface RouteGuideItem {
 export const GUIDE_CHUNKS = { inRequest: 45, perChunk: 49 };
 
 /** Guides are made only while the route is assigned: checked again in every chunk's transaction. */
-const routeAssignedCheck = (tenantId: string, routeId: string): Write => ({
-  item: {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: opsKeys.route(tenantId, routeId),
-      ConditionExpression: '#state = :assigned',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':assigned': 'assigned' },
-    },
-  },
-  onConditionFailed: (old) => new StateConflictError(`A route that is ${String(old?.state ?? 'gone')} cannot issue dispatch guides.`),
-});
+const routeAssignedCheck = (tenantId: string, routeId: string): Write =>
+  routeStateCheck(tenantId, routeId, 'assigned', (old) => new StateConflictError(`A route that is ${String(old?.state ?? 'gone')} cannot issue dispatch guides.`));
 
 const hasGoods = (order: OrderRecord | undefined): order is OrderRecord => Boolean(order && order.lines.length > 0 && order.connectionId);
 const counts = (stop: StopRecord) => stop.state !== 'cancelled' && stop.state !== 'removed';

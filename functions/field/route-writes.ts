@@ -23,19 +23,23 @@ export const routeWrite = (tenantId: string, next: RouteRecord, expectedVersion:
   },
 });
 
-/** Field actions on stops need the route to be under way, checked inside their transaction. */
-export const routeStartedCheck = (tenantId: string, routeId: string): Write => ({
+/** The route's state checked inside a transaction: the read before it may already be stale. */
+export const routeStateCheck = (tenantId: string, routeId: string, state: RouteRecord['state'], failed: (old: Record<string, unknown> | undefined) => Error): Write => ({
   item: {
     ConditionCheck: {
       TableName: tableName(),
       Key: opsKeys.route(tenantId, routeId),
-      ConditionExpression: '#state = :started',
+      ConditionExpression: '#state = :state',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':started': 'started' },
+      ExpressionAttributeValues: { ':state': state },
     },
   },
-  onConditionFailed: () => new StateConflictError('The route is not under way.'),
+  onConditionFailed: failed,
 });
+
+/** Field actions on stops need the route to be under way. */
+export const routeStartedCheck = (tenantId: string, routeId: string): Write =>
+  routeStateCheck(tenantId, routeId, 'started', () => new StateConflictError('The route is not under way.'));
 
 export const requireRouteState = (route: RouteRecord, allowed: RouteRecord['state'][], action: string): void => {
   if (!allowed.includes(route.state)) throw new StateConflictError(`A route that is ${route.state} cannot ${action}.`);
