@@ -14,7 +14,8 @@ import { ProviderChile } from '../../../shared/ports/billing-provider/provider-c
 import { setBillingProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant } from '../../support/api.ts';
-import type { FakeFault, ProviderFake } from '../../support/provider-fake/index.ts';
+import type { ProviderFake } from '../../support/provider-fake/index.ts';
+import { Fault, faultOf } from './provider-faults.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { startFakeProviderEnv } from '../../support/provider-env.ts';
@@ -35,23 +36,6 @@ const DEADLINE_MS = 250;
 const SETTLED = new Set(['issued', 'rejected', 'approved']);
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 
-type FaultName = 'none' | '500_before' | '502_before' | '429' | 'timeout_after_apply' | 'dropped_after_apply' | 'hang' | 'reset';
-const faultOf = (name: FaultName, route: string): FakeFault | undefined => {
-  const faults: Record<FaultName, FakeFault | undefined> = {
-    none: undefined,
-    '500_before': { route, kind: 'status', status: 500 },
-    '502_before': { route, kind: 'status', status: 502 },
-    '429': { route, kind: 'status', status: 429 },
-    timeout_after_apply: { route, kind: 'timeout_after_apply' },
-    // The provider applies it, then the connection drops before the answer (a 5xx after applying looks the same to the caller).
-    dropped_after_apply: { route, kind: 'timeout_after_apply', delayMs: 20 },
-    hang: { route, kind: 'hang' },
-    reset: { route, kind: 'reset' },
-  };
-  return faults[name];
-};
-
-const Fault = fc.constantFrom<FaultName>('none', 'none', '500_before', '502_before', '429', 'timeout_after_apply', 'dropped_after_apply', 'hang', 'reset');
 const Step = fc.record({ action: fc.constantFrom('issue', 'issue', 'reconcile'), fault: Fault, crash: fc.boolean() });
 
 describe('issuing under provider faults and crashes', () => {

@@ -15,7 +15,8 @@ import { setBillingProvider } from '../../../shared/ports/billing-provider/regis
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import type { FakeFault, ProviderFake } from '../../support/provider-fake/index.ts';
+import type { ProviderFake } from '../../support/provider-fake/index.ts';
+import { Fault, faultOf } from './provider-faults.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { guideConnection, guideRoute } from '../dispatch-guides/support.ts';
 import { RUT } from '../integrations/support.ts';
@@ -35,20 +36,6 @@ process.env.IMPORT_PROVIDER_MIN_INTERVAL_MS = '0'; // the spacing's rule is not 
 
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 
-type FaultName = 'none' | '500_before' | '502_before' | '429' | 'timeout_after_apply' | 'dropped_after_apply' | 'hang' | 'reset';
-const faultOf = (name: FaultName, route: string): FakeFault | undefined =>
-  (({
-    none: undefined,
-    '500_before': { route, kind: 'status', status: 500 },
-    '502_before': { route, kind: 'status', status: 502 },
-    '429': { route, kind: 'status', status: 429 },
-    timeout_after_apply: { route, kind: 'timeout_after_apply' },
-    dropped_after_apply: { route, kind: 'timeout_after_apply', delayMs: 20 },
-    hang: { route, kind: 'hang' },
-    reset: { route, kind: 'reset' },
-  }) satisfies Record<FaultName, FakeFault | undefined>)[name];
-
-const Fault = fc.constantFrom<FaultName>('none', 'none', '500_before', '502_before', '429', 'timeout_after_apply', 'dropped_after_apply', 'hang', 'reset');
 const Step = fc.record({
   action: fc.constantFrom('make', 'issue', 'issue', 'reconcile'),
   // For an issue: the shipping's POST, or the read of its guide document after it.
