@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -19,15 +20,28 @@ const emulatorDir = (): string => {
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 };
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+const handedOut = new Set<number>();
+
+/**
+ * A port nobody listens on now, never one this process handed out before: the kernel may offer
+ * a port again once the probe closes it, and two of our own servers must not race for it.
+ */
+export const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+};
 
 const assertJava = (): void => {
   const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
@@ -36,14 +50,33 @@ const assertJava = (): void => {
   }
 };
 
-const waitUntilReady = async (endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> => {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+/** DynamoDB Local could not bind its port: something else took it first. */
+export class PortTakenError extends Error {
+  override readonly name = 'PortTakenError';
+  readonly code = 'port_taken';
+}
+
+/** Java's words when the port is taken: it says so on stderr but keeps running, bound to nothing. */
+const BIND_FAILED = /BindException|Failed to bind|Address already in use/;
+
+const waitUntilReady = async (endpoint: string, child: ChildProcess, stderr: () => string, timeoutMs: number): Promise<void> => {
+  // A short request timeout: whatever else holds the port may accept and never answer.
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true }),
+  });
   const deadline = Date.now() + timeoutMs;
   try {
     while (Date.now() < deadline) {
+      if (BIND_FAILED.test(stderr())) throw new PortTakenError(`DynamoDB Local could not bind ${endpoint}: the port is taken`);
       if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}`);
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }));
+        // An answer from whatever held the port first, once Java has said it could not bind.
+        if (BIND_FAILED.test(stderr())) continue;
         return;
       } catch {
         await new Promise((r) => setTimeout(r, 100));
@@ -60,9 +93,22 @@ const waitUntilReady = async (endpoint: string, child: ChildProcess, timeoutMs: 
  * whatever region or credentials a client uses); without it, the data lives in memory.
  */
 export const startDynamoDbLocal = async (options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> => {
+  if (options.port !== undefined) return startOn(options.port, options.dataDir);
+  // A free port is only free until someone binds it: another process (a parallel test worker's
+  // DynamoDB Local, say) can take it between the pick and Java's bind. Then Java says so; pick again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(await freePort(), options.dataDir);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+    }
+  }
+};
+
+const startOn = async (port: number, dataDir: string | undefined): Promise<DynamoDbLocal> => {
   assertJava();
   const dir = emulatorDir();
-  const port = options.port ?? (await freePort());
+  const options = { dataDir };
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn(
@@ -76,9 +122,10 @@ export const startDynamoDbLocal = async (options: { dataDir?: string; port?: num
   });
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(endpoint, child, 30_000);
+    await waitUntilReady(endpoint, child, () => stderr, 30_000);
   } catch (error) {
     child.kill('SIGKILL');
+    if (error instanceof PortTakenError) throw error;
     throw new Error(`${(error as Error).message}\n${stderr}`);
   }
   return {

@@ -1,8 +1,8 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { recordingImportQueue } from '../aws-calls/port-calls.ts';
 import { recording } from '../aws-calls/recorder.ts';
 import { checkDelaySeconds } from './queue.ts';
+import { awsClientOptions } from './client-options.ts';
 
 /**
  * One message per provider page of an import (decisions 10): `step` is the number of pages the
@@ -86,7 +86,7 @@ const installedQueue = (): ImportQueuePort => {
   if (installed) return installed;
   const queueUrl = process.env.IMPORT_QUEUE_URL;
   if (!queueUrl) throw new Error('the import queue is not configured: set IMPORT_QUEUE_URL (or install a stand-in with setImportQueue)');
-  sqs ??= new SQSClient({ maxAttempts: 3, requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }) });
+  sqs ??= new SQSClient(awsClientOptions());
   return (installed = new SqsImportQueue({ queueUrl, client: sqs }));
 };
 

@@ -1,25 +1,18 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { recordingKeys, recordingQueue, recordingScheduler } from '../aws-calls/port-calls.ts';
 import { recording } from '../aws-calls/recorder.ts';
 import { KmsKeyService, LocalKeyService, type KeyService } from './key-service.ts';
 import { SqsQueue, type QueuePort } from './queue.ts';
 import { EventBridgeScheduler, type SchedulerPort } from './scheduler.ts';
+import { awsClientOptions } from './client-options.ts';
 
 export interface Ports {
   queue: QueuePort;
   scheduler: SchedulerPort;
   keys: KeyService;
 }
-
-// Short timeouts, as for the table client: an unreachable service fails the attempt quickly and
-// the attempt is retried by SQS, instead of the Lambda running into its own timeout.
-const clientOptions = () => ({
-  maxAttempts: 3,
-  requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true }),
-});
 
 let sqs: SQSClient | undefined;
 let scheduler: SchedulerClient | undefined;
@@ -44,20 +37,20 @@ const fromEnv = (): Ports => {
   }
 
   return {
-    queue: overrides.queue ?? new SqsQueue({ queueUrl: read('WEBHOOK_QUEUE_URL'), client: (sqs ??= new SQSClient(clientOptions())) }),
+    queue: overrides.queue ?? new SqsQueue({ queueUrl: read('WEBHOOK_QUEUE_URL'), client: (sqs ??= new SQSClient(awsClientOptions())) }),
     scheduler:
       overrides.scheduler ??
       new EventBridgeScheduler({
         groupName: read('WEBHOOK_SCHEDULE_GROUP'),
         queueArn: read('WEBHOOK_QUEUE_ARN'),
         roleArn: read('WEBHOOK_SCHEDULER_ROLE_ARN'),
-        client: (scheduler ??= new SchedulerClient(clientOptions())),
+        client: (scheduler ??= new SchedulerClient(awsClientOptions())),
       }),
     keys:
       overrides.keys ??
       (localKeys
         ? new LocalKeyService({ keyFile: read('WEBHOOK_LOCAL_KEY_FILE') })
-        : new KmsKeyService({ keyId: read('WEBHOOK_KMS_KEY_ID'), client: (kms ??= new KMSClient(clientOptions())) })),
+        : new KmsKeyService({ keyId: read('WEBHOOK_KMS_KEY_ID'), client: (kms ??= new KMSClient(awsClientOptions())) })),
   };
 };
 

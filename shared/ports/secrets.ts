@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { recordingSecrets } from '../aws-calls/port-calls.ts';
 import { recording } from '../aws-calls/recorder.ts';
+import { awsClientOptions } from './client-options.ts';
 
 /** A stage of a rotating secret, as Secrets Manager names them. */
 export type SecretStage = 'AWSCURRENT' | 'AWSPREVIOUS';
@@ -32,7 +32,7 @@ export class SecretsManagerSecrets implements SecretsPort {
   constructor(options: { client?: SecretsManagerClient; maxAgeMs?: number } = {}) {
     this.client =
       options.client ??
-      new SecretsManagerClient({ maxAttempts: 3, requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true }) });
+      new SecretsManagerClient(awsClientOptions());
     this.maxAgeMs = options.maxAgeMs ?? 5 * 60_000;
   }
 

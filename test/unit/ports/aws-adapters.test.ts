@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { awsClientOptions } from '../../../shared/ports/client-options.ts';
 import { KmsKeyService } from '../../../shared/ports/key-service.ts';
 import { SqsImportQueue } from '../../../shared/ports/import-queue.ts';
 import { SqsQueue } from '../../../shared/ports/queue.ts';
@@ -218,4 +219,23 @@ describe('SqsImportQueue (a standard queue with fair queues)', () => {
       ['notices#provider-chile-v1#76086428-5', 30],
     ]);
   });
+});
+
+describe('the ports\' AWS clients (awsClientOptions)', () => {
+  it('give up on an endpoint that accepts the connection and never answers', async () => {
+    // What a blackholed VPC endpoint looks like: without throwOnRequestTimeout the SDK only warns
+    // and the call waits until the Lambda's own deadline.
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new SQSClient({ ...clientConfig(), ...awsClientOptions(), maxAttempts: 1, endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+      const queue = new SqsImportQueue({ queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/record-imports', client });
+      await expect(queue.send({ tenantId: 'tenant-1', connectionId: 'c-1', importId: 'i-1', step: 1 })).rejects.toMatchObject({ name: 'TimeoutError' });
+      expect(held.length).toBe(1);
+    } finally {
+      held.forEach((socket) => socket.destroy());
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 15_000);
 });
