@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { projectOrder, projectRoute } from '../../functions/tracking/projection.ts';
+import { viewOfOrder, viewsOfRoute } from '../../functions/tracking/projection.ts';
 import { runAs } from '../../shared/aws-calls/identity.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { Received } from '../../test/support/receiver.ts';
@@ -109,27 +109,57 @@ const checkDeliveries = (items: Item[], t: ChaosTenant, received: Received[], vi
   return { events: new Set(pairs.map((p) => p.event.id)).size, deliveries: received.length };
 };
 
-const withoutBuildTime = ({ builtAt: _builtAt, ...view }: Item) => view;
+/** A view as the page reads it: no keys or build time, and no undefined fields (the table keeps none). */
+const withoutBuildTime = ({ builtAt: _builtAt, expiresAt: _expiresAt, pk: _pk, sk: _sk, entity: _entity, ...view }: Item) => JSON.parse(JSON.stringify(view));
 
-/** Every tracking view equals the projection's rebuild from the orders, routes and stops as they are now. */
-const checkViews = async (items: Item[], t: ChaosTenant, violations: string[]): Promise<number> => {
-  const views = new Map(tenantItems(items, t, 'tracking-view').map((v) => [v.token, v]));
+/** What the projection would write now for each of the tenant's orders, by token; nothing is written. */
+const rebuiltViews = async (t: ChaosTenant): Promise<{ orders: Item[]; rebuilt: Map<string, Item> }> => {
+  const items = await scanTable();
   const orders = tenantItems(items, t, 'order');
-  const routes = tenantItems(items, t, 'route');
+  const rebuilt = new Map<string, Item>();
+  const builtAt = new Date().toISOString();
   await runAs('tracking-projection', async () => {
-    for (const order of orders) await projectOrder(t.tenantId, order.id);
-    for (const route of routes) await projectRoute(t.tenantId, route.id);
+    const routes = new Set<string>();
+    for (const order of orders) {
+      const { view, routeId } = await viewOfOrder(t.tenantId, order.orderId, builtAt);
+      if (view) rebuilt.set(view.token, view);
+      if (routeId) routes.add(routeId);
+    }
+    for (const route of tenantItems(items, t, 'route')) routes.add(route.routeId);
+    for (const routeId of routes) for (const view of await viewsOfRoute(t.tenantId, routeId, builtAt)) rebuilt.set(view.token, view);
   });
-  const rebuilt = new Map(tenantItems(await scanTable(), t, 'tracking-view').map((v) => [v.token, v]));
+  return { orders, rebuilt };
+};
+
+const viewDifferences = async (t: ChaosTenant): Promise<{ orders: number; differences: string[] }> => {
+  const { orders, rebuilt } = await rebuiltViews(t);
+  const views = new Map(tenantItems(await scanTable(), t, 'tracking-view').map((v) => [v.token, v]));
+  const differences: string[] = [];
   for (const order of orders) {
-    const before = views.get(order.trackingToken);
-    const after = rebuilt.get(order.trackingToken);
-    if (!before) violations.push(`tracking: order ${order.id} has no view`);
-    else if (!isDeepStrictEqual(withoutBuildTime(before), withoutBuildTime(after ?? {}))) {
-      violations.push(`tracking: order ${order.id} view ${JSON.stringify(withoutBuildTime(before))} differs from its rebuild ${JSON.stringify(withoutBuildTime(after ?? {}))}`);
+    const stored = views.get(order.trackingToken);
+    const expected = rebuilt.get(order.trackingToken);
+    if (!stored) differences.push(`tracking: order ${order.orderId} has no view`);
+    else if (!isDeepStrictEqual(withoutBuildTime(stored), withoutBuildTime(expected ?? {}))) {
+      differences.push(`tracking: order ${order.orderId} view ${JSON.stringify(withoutBuildTime(stored))} differs from its rebuild ${JSON.stringify(withoutBuildTime(expected ?? {}))}`);
     }
   }
-  return orders.length;
+  return { orders: orders.length, differences };
+};
+
+/**
+ * Every tracking view equals what the projection builds from the orders, routes and stops as they
+ * are now. The projection reads the same stream as the fan-out and may still be behind the last
+ * delivery: compare until they agree, and report what still differs after `timeoutMs`.
+ */
+const checkViews = async (t: ChaosTenant, violations: string[], timeoutMs: number): Promise<number> => {
+  const deadline = Date.now() + timeoutMs;
+  let result = await viewDifferences(t);
+  while (result.differences.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    result = await viewDifferences(t);
+  }
+  violations.push(...result.differences);
+  return result.orders;
 };
 
 /** No invoice with two provider documents: one per salesId at the fake, and exactly one behind each issued intent. */
@@ -151,12 +181,12 @@ const checkInvoices = (items: Item[], t: ChaosTenant, fake: ProviderFake, violat
   return intents.length;
 };
 
-export const checkInvariants = async (client: ChaosClient, t: ChaosTenant, fake: ProviderFake, received: Received[]): Promise<InvariantReport> => {
+export const checkInvariants = async (client: ChaosClient, t: ChaosTenant, fake: ProviderFake, received: Received[], viewsTimeoutMs = 60_000): Promise<InvariantReport> => {
   const violations: string[] = [];
   const items = await scanTable();
   const replays = await checkIdempotency(client, items, t, violations);
   const { events, deliveries } = checkDeliveries(items, t, received, violations);
-  const viewsChecked = await checkViews(items, t, violations);
+  const viewsChecked = await checkViews(t, violations, viewsTimeoutMs);
   const invoices = checkInvoices(items, t, fake, violations);
   const imports = checkImports(items, t, fake, violations);
   return { violations, events, deliveries, viewsChecked, invoices, imports, replays };

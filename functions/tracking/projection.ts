@@ -57,15 +57,20 @@ const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, toke
 
 const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null } as const;
 
-/** An order on no route: pending, or cancelled before it was planned. */
-export const projectOrder = async (tenantId: string, orderId: string, builtAt = new Date().toISOString()): Promise<{ routeId: string | null }> => {
+/** The view of an order on no route (pending, or cancelled before it was planned); else the order's route. */
+export const viewOfOrder = async (tenantId: string, orderId: string, builtAt: string): Promise<{ view: ViewRecord | null; routeId: string | null }> => {
   const order = await findOrder(tenantId, orderId);
-  if (!order) return { routeId: null };
-  if (order.routeId) return { routeId: order.routeId };
+  if (!order) return { view: null, routeId: null };
+  if (order.routeId) return { view: null, routeId: order.routeId };
   const tenant = await tenantSettings(tenantId);
   const cancelled = order.state === 'cancelled';
-  await putView({ ...base(order, order.trackingToken, tenantId, tenant, builtAt), ...empty, phase: cancelled ? 'cancelled' : 'pending', closedAt: cancelled ? order.cancelledAt : null });
-  return { routeId: null };
+  return { view: { ...base(order, order.trackingToken, tenantId, tenant, builtAt), ...empty, phase: cancelled ? 'cancelled' : 'pending', closedAt: cancelled ? order.cancelledAt : null }, routeId: null };
+};
+
+export const projectOrder = async (tenantId: string, orderId: string, builtAt = new Date().toISOString()): Promise<{ routeId: string | null }> => {
+  const { view, routeId } = await viewOfOrder(tenantId, orderId, builtAt);
+  if (view) await putView(view);
+  return { routeId };
 };
 
 const travelSeconds = (from: Point, path: Point[], tenant: TenantSettings): number => {
@@ -83,18 +88,21 @@ const travelSeconds = (from: Point, path: Point[], tenant: TenantSettings): numb
  * Every view of a route's orders, from the route, its stops and its last position as they are now;
  * `onlyStops` when only those stops' views can have changed (a guide's folio, guide-views.ts).
  */
-export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), onlyStops?: ReadonlySet<string>): Promise<void> => {
+export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: string, onlyStops?: ReadonlySet<string>): Promise<ViewRecord[]> => {
   const route = await findRoute(tenantId, routeId);
-  if (!route) return;
+  if (!route) return [];
   const [{ stops, position }, tenant] = await Promise.all([readRoutePartition(tenantId, routeId), tenantSettings(tenantId)]);
   const moving = route.state === 'started';
   const driver = moving ? await getMemberById(tenantId, route.workerId) : undefined;
   const open = stops.filter((s) => s.state === 'pending');
-  for (const stop of stops) {
-    // A removed stop's order went back to pending: its own view is the order's now.
-    if (stop.state === 'removed' || (onlyStops && !onlyStops.has(stop.id))) continue;
-    await putView(viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate }));
-  }
+  // A removed stop's order went back to pending: its own view is the order's now.
+  return stops
+    .filter((stop) => stop.state !== 'removed' && (!onlyStops || onlyStops.has(stop.id)))
+    .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate }));
+};
+
+export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), onlyStops?: ReadonlySet<string>): Promise<void> => {
+  for (const view of await viewsOfRoute(tenantId, routeId, builtAt, onlyStops)) await putView(view);
 };
 
 const viewOfStop = (
