@@ -44,6 +44,20 @@ interface Answer {
 
 const trimSlash = (url: string): string => url.replace(/\/+$/, '');
 
+/**
+ * One resource out of a 2xx answer. An answer that cannot be read (no id, say) is the provider's
+ * fault, not ours: "unavailable, bad answer" (503, retried; a POST's outcome then counts as
+ * unknown and is looked up by salesId), never a TypeError that would answer 500.
+ */
+const readAnswer = <T>(answer: Answer, read: (raw: Raw) => T): T => {
+  try {
+    return read(answer.body);
+  } catch (error) {
+    if (error instanceof TypeError) throw new ProviderUnavailableError('bad_answer', answer.status);
+    throw error;
+  }
+};
+
 /** The answer's text, refused as unknown ("too_large") past MAX_ANSWER_BYTES, declared or streamed. */
 const readCapped = async (response: Response): Promise<string> => {
   const tooLarge = () => new ProviderUnavailableError('too_large', response.status);
@@ -195,8 +209,7 @@ export class ProviderChile implements BillingProvider {
 
   async getVariant(session: ProviderSession, variantId: string) {
     try {
-      const { body } = await this.api(session, 'GET', `/v1/variants/${encodeURIComponent(variantId)}.json`);
-      return shapes.readVariant(body);
+      return readAnswer(await this.api(session, 'GET', `/v1/variants/${encodeURIComponent(variantId)}.json`), shapes.readVariant);
     } catch (error) {
       if (error instanceof ProviderRefusedError && error.providerStatus === 404) return undefined;
       throw error;
@@ -222,13 +235,12 @@ export class ProviderChile implements BillingProvider {
         : {}),
     };
     const answer = await this.api(session, 'POST', '/v1/documents.json', body);
-    return { created: answer.status === 201, value: shapes.readDocument(answer.body) };
+    return { created: answer.status === 201, value: readAnswer(answer, shapes.readDocument) };
   }
 
   async getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
     try {
-      const { body } = await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`);
-      return shapes.readDocument(body);
+      return readAnswer(await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`), shapes.readDocument);
     } catch (error) {
       if (error instanceof ProviderRefusedError && error.providerStatus === 404) return undefined;
       throw error;
@@ -261,7 +273,7 @@ export class ProviderChile implements BillingProvider {
       details: input.details.map((d) => ({ documentDetailId: Number(d.documentDetailId), quantity: d.quantity, unitValue: 0 })),
     };
     const answer = await this.api(session, 'POST', '/v1/returns.json', body);
-    return { created: answer.status === 201, value: shapes.readReturn(answer.body) };
+    return { created: answer.status === 201, value: readAnswer(answer, shapes.readReturn) };
   }
 
   async createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>> {
@@ -281,6 +293,6 @@ export class ProviderChile implements BillingProvider {
       details: detailsBody(input.details),
     };
     const answer = await this.api(session, 'POST', '/v1/shippings.json', body);
-    return { created: answer.status === 201, value: shapes.readShipping(answer.body) };
+    return { created: answer.status === 201, value: readAnswer(answer, shapes.readShipping) };
   }
 }

@@ -139,6 +139,17 @@ describe('provider-chile-v1 against the fake provider', () => {
     expect(found).toHaveLength(1);
   });
 
+  it('reads a 2xx answer without an id as unknown (bad_answer), not as a crash; the lookup then finds the document', async () => {
+    fake.faults.add({ route: 'POST /v1/documents.json', kind: 'no_id' });
+    const error = await adapter.issueDocument(session, invoice('intent-no-id')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'bad_answer', providerStatus: 201 });
+    const found = await adapter.findDocumentsBySalesId(session, { salesId: 'intent-no-id', documentTypeId: '3', emissionDateFrom: DAY, emissionDateTo: DAY });
+    expect(found).toHaveLength(1);
+    fake.faults.add({ route: `GET /v1/documents/${found[0]!.id}.json`, kind: 'no_id' });
+    await expect(adapter.getDocument(session, found[0]!.id)).rejects.toMatchObject({ reason: 'bad_answer', providerStatus: 200 });
+  });
+
   it('maps 429 and 5xx before applying to unknown, 401 to a rejected token and 400 to a refusal', async () => {
     fake.faults.add({ route: 'POST /v1/documents.json', kind: 'status', status: 429 });
     expect(await adapter.issueDocument(session, invoice('intent-3')).catch((e) => e)).toMatchObject({ reason: 'rate_limited', status: 503 });

@@ -64,6 +64,8 @@ export class FakeServer {
     const answer = this.answer(method, url, req, body);
     // Bad items as a provider might send them, into a page the route answered.
     if (fault?.kind === 'items' && Array.isArray((answer.body as { items?: unknown[] } | undefined)?.items)) (answer.body as { items: unknown[] }).items.push(...fault.items!);
+    // An answer the provider sent half-made: applied, answered 2xx, no id to hold on to.
+    if (fault?.kind === 'no_id' && answer.body && typeof answer.body === 'object') answer.body = { ...(answer.body as object), id: undefined };
     if (fault?.kind === 'timeout_after_apply') return this.hold(res, fault.delayMs);
     if (fault?.kind === 'delay') return this.later(fault.delayMs!, () => this.send(res, entry, answer));
     this.send(res, entry, answer);
