@@ -53,9 +53,9 @@ describe('npm start', () => {
 
   it('prints a base URL, a demo tenant and a curl that works, and stops on Ctrl-C', async () => {
     const port = await freePort();
-    // Node with tsx's loader, not the tsx CLI: the CLI relays a SIGINT to its child and SIGKILLs
-    // it (exit 130) unless the child confirms within 30 ms, which a loaded machine misses. Here
-    // the signal reaches the stack's own process, as Ctrl-C reaches every process in the terminal.
+    // As `npm start` runs it: Node with tsx's loader, not the tsx CLI, which relays a SIGINT to its
+    // child and SIGKILLs it (exit 130, DynamoDB Local left running) unless the child confirms
+    // within 30 ms, which a loaded machine misses. The signal reaches the stack's own process.
     const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts', '--in-memory'], { env: { ...process.env, PORT: String(port), OIDC_ISSUER: '', OIDC_AUDIENCE: '', OIDC_JWKS_FILE: '' } });
     children.push(child);
     let out = '';

@@ -5,12 +5,8 @@ import { invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
 import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { RUT } from '../integrations/support.ts';
-import { guideConnection, guideRoute, guidesPath, waitForGuides } from './support.ts';
+import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 /**
  * decisions 14's "a second guide for one stop must never exist": concurrent calls, routes past
@@ -19,18 +15,10 @@ import { guideConnection, guideRoute, guidesPath, waitForGuides } from './suppor
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 
 describe('one guide per stop, whatever races or fails', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let driver: TestMember;
-  let ready: Awaited<ReturnType<typeof guideConnection>>;
+  let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
-    ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
+    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
     // The stack's own one-minute reconciler stays out of the way: this file runs it with chosen clocks.
     stack().invoiceReconciler.stop();
   }, 60_000);

@@ -1,30 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { PREFIX } from '../invoicing/support.ts';
 import { eventCollector, tokenOf, waitFor, waitForView } from '../operations/support.ts';
-import { guideConnection, guideRoute, guidesPath, waitForGuides } from './support.ts';
+import { guideConnection, guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 /** decisions 14, through the real provider-chile-v1 adapter against the provider fake. */
 const collector = eventCollector();
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' }, extraStreamConsumers: { 'test-events': collector.consumer } });
 
 describe('dispatch guides of a route (decisions 14)', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let driver: TestMember;
-  let ready: Awaited<ReturnType<typeof guideConnection>>;
+  let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
-    ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
+    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
   }, 60_000);
   afterAll(async () => fake?.stop());
 

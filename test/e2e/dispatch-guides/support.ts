@@ -1,7 +1,9 @@
 import { expect } from 'vitest';
 import type { LocalStack } from '../../../infra/local/stack.ts';
-import type { TestMember, TestTenant } from '../../support/api.ts';
+import { TestTenant, type TestMember } from '../../support/api.ts';
+import { startFakeProviderEnv } from '../../support/provider-env.ts';
 import type { ProviderFake } from '../../support/provider-fake/index.ts';
+import { RUT } from '../integrations/support.ts';
 import { FAKE_SETTINGS, connectFake } from '../invoicing/provider-fake.ts';
 import { created, plate } from '../operations/support.ts';
 
@@ -20,6 +22,27 @@ export const guideConnection = async (fake: ProviderFake, tenant: TestTenant, ad
   const settings = await tenant.call(admin, 'PUT', `/v1/integrations/connections/${ready.connectionId}/issue-settings`, { body: { version: 2, ...FAKE_GUIDE_SETTINGS } });
   expect(settings.status, settings.text).toBe(200);
   return ready;
+};
+
+export interface GuideWorld {
+  fake: ProviderFake;
+  tenant: TestTenant;
+  admin: TestMember;
+  operator: TestMember;
+  driver: TestMember;
+  ready: Awaited<ReturnType<typeof guideConnection>>;
+}
+
+/**
+ * What every guides file starts from: the provider fake, a tenant with an admin, an operator and a
+ * driver, and the fake's company connected with the guide settings. The caller stops `fake`.
+ */
+export const openGuideWorld = async (stack: LocalStack): Promise<GuideWorld> => {
+  const fake = await startFakeProviderEnv();
+  const tenant = await TestTenant.create(stack);
+  const [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
+  const ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
+  return { fake, tenant, admin, operator, driver, ready };
 };
 
 export interface GoodsSpec {

@@ -1,22 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { guideConnection, guideRoute, guidesPath, waitForGuides } from '../dispatch-guides/support.ts';
-import { RUT } from '../integrations/support.ts';
+import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from '../dispatch-guides/support.ts';
 import { PREFIX } from './support.ts';
 
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 
 /** decisions 14 end to end: guides a route issued (real adapter, provider fake), then one invoice from them. */
 describe('an invoice made from the guides a route issued', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let driver: TestMember;
-  let ready: Awaited<ReturnType<typeof guideConnection>>;
+  let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
   const priced: Array<{ description: string; quantity: string | number; unitPriceMinor: string | null }> = [
     { description: 'Harina 25 kg', quantity: '2', unitPriceMinor: '18990' },
     { description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: '2490' },
@@ -36,10 +27,7 @@ describe('an invoice made from the guides a route issued', () => {
     });
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
-    ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
+    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
   }, 60_000);
   afterAll(async () => fake?.stop());
 
