@@ -24,6 +24,9 @@ export const memoryCheckpoints = (): Checkpoints => {
   };
 };
 
+/** Errors after which an iterator is useless: only a new one reads on. */
+const LOST_ITERATOR = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
+
 interface ShardCursor {
   iterator?: string;
   done: boolean;
@@ -105,6 +108,8 @@ export class StreamReader {
     const cursors = new Map<string, ShardCursor>();
     let lastDescribe = 0;
     let shardList: Shard[] = [];
+    /** Shards whose checkpoint the last read refused as trimmed. */
+    const refused = new Set<string>();
     while (this.running) {
       let busy = false;
       try {
@@ -122,9 +127,25 @@ export class StreamReader {
             cursors.set(id, cursor);
           }
           if (cursor.done || !cursor.iterator) continue;
-          const { Records = [], NextShardIterator } = await this.client.send(
-            new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: this.options.batchSize ?? 100 }),
-          );
+          let page;
+          try {
+            page = await this.client.send(new GetRecordsCommand({ ShardIterator: cursor.iterator, Limit: this.options.batchSize ?? 100 }));
+          } catch (error) {
+            if (!LOST_ITERATOR.has((error as Error).name)) throw error;
+            // The iterator is no good and never will be: ask for a new one from the checkpoint.
+            // DynamoDB Local refuses a new table's shard this way now and then (aws-sdk-java#2923);
+            // retrying the same iterator kept a consumer stuck for the rest of a test file.
+            // A checkpoint refused twice in a row is itself past the trim horizon (a data folder
+            // left for over a day): read from the horizon, as a Lambda that fell behind does.
+            cursors.delete(id);
+            const trimmedCheckpoint = (error as Error).name === 'TrimmedDataAccessException' && positions[id] !== undefined;
+            if (trimmedCheckpoint && refused.delete(id)) delete positions[id];
+            else if (trimmedCheckpoint) refused.add(id);
+            this.options.onError?.(name, error);
+            continue;
+          }
+          refused.delete(id);
+          const { Records = [], NextShardIterator } = page;
           if (Records.length > 0) {
             busy = true;
             const handled = await this.deliver(name, consumer, Records);

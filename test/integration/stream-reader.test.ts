@@ -3,6 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dynamoEndpoint } from '../support/dynamo-endpoint.ts';
+import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy.ts';
 import { ensureTable } from '../../infra/local/create-table.ts';
 import { StreamReader } from '../../infra/local/stream-reader.ts';
 import { resetTableClient, table } from '../../shared/table/client.ts';
@@ -56,5 +57,38 @@ describe('local stream reader (DynamoDB Local streams)', () => {
     expect(seenByA[5].dynamodb?.NewImage?.n).toEqual({ N: '100' });
     expect(seenByA[0].eventSourceARN).toBe(streamArn);
     expect(seenByB).toEqual(['1', '2', '3', '4', '5', '100']);
+  });
+
+  it('reads on when DynamoDB Local refuses an iterator as trimmed, instead of asking with it forever', async () => {
+    const name = `stream-${randomUUID()}`;
+    const { streamArn } = await ensureTable(endpoint, name);
+    process.env.TABLE_NAME = name;
+    resetTableClient();
+    // The first iterator the reader reads with is refused, every time it is used, as DynamoDB
+    // Local did for a new table's shard in a whole run (aws-sdk-java#2923).
+    const proxy = new DynamoDbFaultProxy(endpoint);
+    const proxied = await proxy.start();
+    let poisoned: unknown;
+    proxy.faults.set('GetRecords', {
+      status: 400,
+      body: { __type: 'com.amazonaws.dynamodb.v20120810#TrimmedDataAccessException', message: 'The operation attempted to read past the oldest stream record in a shard.' },
+      match: (request) => (poisoned ??= request.ShardIterator) === request.ShardIterator,
+    });
+    const seen: string[] = [];
+    const refusals: string[] = [];
+    const reader = new StreamReader(proxied, streamArn, { a: async (event) => void seen.push(...event.Records.map((r) => r.dynamodb!.NewImage!.pk.S!)) }, undefined, {
+      onError: (_consumer, error) => refusals.push((error as Error).name),
+    });
+    readers.push(reader);
+    reader.start();
+    try {
+      await runAs(OPERATOR, () => table().send(new PutCommand({ TableName: name, Item: { pk: 'AFTER#1', sk: 'X' } })));
+      await waitFor(() => seen.length >= 1);
+      expect(seen).toEqual(['AFTER#1']);
+      expect(refusals[0]).toBe('TrimmedDataAccessException');
+    } finally {
+      await reader.stop();
+      await proxy.stop();
+    }
   });
 });

@@ -7,6 +7,8 @@ export interface FaultAnswer {
   body: Record<string, unknown>;
   /** Answer this many requests, then let the operation through again; every one when absent. */
   times?: number;
+  /** Only requests whose JSON body this accepts (a poisoned shard iterator, say); all when absent. */
+  match?: (request: Record<string, unknown>) => boolean;
 }
 
 const readAll = async (req: IncomingMessage): Promise<Buffer> => {
@@ -32,7 +34,7 @@ export class DynamoDbFaultProxy {
       const body = await readAll(req);
       const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
       const fault = this.faults.get(operation);
-      if (fault) {
+      if (fault && (!fault.match || fault.match(JSON.parse(body.toString('utf8') || '{}')))) {
         if (fault.times !== undefined && --fault.times <= 0) this.faults.delete(operation);
         res.writeHead(fault.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault-proxy' }).end(JSON.stringify(fault.body));
         return;
