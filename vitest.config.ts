@@ -9,6 +9,13 @@ import LongestFirst from './test/support/sequencer.ts';
  */
 const workers = Number(process.env.VITEST_MAX_WORKERS) || availableParallelism() + 1;
 
+/**
+ * DynamoDB Local without the JVM's optimizing compiler (C2): the run is bound by CPU, and C2's
+ * compile threads cost more than they save in a DynamoDB Local that lives a few minutes. Set here,
+ * in the main process, so the global setup's and every file's own DynamoDB Local inherit it.
+ */
+process.env.DYNAMODB_LOCAL_JAVA_OPTS ??= '-XX:TieredStopAtLevel=1';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
