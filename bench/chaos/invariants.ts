@@ -113,8 +113,7 @@ const checkDeliveries = (items: Item[], t: ChaosTenant, received: Received[], vi
 const withoutBuildTime = ({ builtAt: _builtAt, expiresAt: _expiresAt, pk: _pk, sk: _sk, entity: _entity, ...view }: Item) => JSON.parse(JSON.stringify(view));
 
 /** What the projection would write now for each of the tenant's orders, by token; nothing is written. */
-const rebuiltViews = async (t: ChaosTenant): Promise<{ orders: Item[]; rebuilt: Map<string, Item> }> => {
-  const items = await scanTable();
+const rebuiltViews = async (items: Item[], t: ChaosTenant): Promise<{ orders: Item[]; rebuilt: Map<string, Item> }> => {
   const orders = tenantItems(items, t, 'order');
   const rebuilt = new Map<string, Item>();
   const builtAt = new Date().toISOString();
@@ -132,8 +131,10 @@ const rebuiltViews = async (t: ChaosTenant): Promise<{ orders: Item[]; rebuilt: 
 };
 
 const viewDifferences = async (t: ChaosTenant): Promise<{ orders: number; differences: string[] }> => {
-  const { orders, rebuilt } = await rebuiltViews(t);
-  const views = new Map(tenantItems(await scanTable(), t, 'tracking-view').map((v) => [v.token, v]));
+  // One scan serves both sides: the orders and routes to rebuild from, and the stored views.
+  const items = await scanTable();
+  const { orders, rebuilt } = await rebuiltViews(items, t);
+  const views = new Map(tenantItems(items, t, 'tracking-view').map((v) => [v.token, v]));
   const differences: string[] = [];
   for (const order of orders) {
     const stored = views.get(order.trackingToken);

@@ -111,9 +111,8 @@ export const startDynamoDbLocal = async (options: { dataDir?: string; port?: num
 const startOn = async (port: number, dataDir: string | undefined): Promise<DynamoDbLocal> => {
   assertJava();
   const dir = emulatorDir();
-  const options = { dataDir };
-  const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
   const child = spawn(
     'java',
     ['-Xms64m', '-Xmx2g', ...javaOptions(), `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
