@@ -22,7 +22,14 @@ const toPlan = (item: Record<string, unknown>): RoutePlan => ({
   approvedAt: (item.approvedAt as string | undefined) ?? null,
 });
 
-const planItem = (tenantId: string, plan: RoutePlan) => ({
+/**
+ * The stored plan: the public shape plus, for a plan made from a preview, each order's planned
+ * arrival (orderId → date-time with the tenant's offset), which the route's stops show as
+ * `plannedArrivalAt` (decisions 15). Empty for a client-computed plan.
+ */
+export type PlanRecord = RoutePlan & { plannedArrivals: Record<string, string> };
+
+const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<string, string> = {}) => ({
   ...opsKeys.plan(tenantId, plan.id),
   entity: 'route-plan',
   tenantId,
@@ -36,6 +43,7 @@ const planItem = (tenantId: string, plan: RoutePlan) => ({
   createdAt: plan.createdAt,
   updatedAt: plan.updatedAt,
   approvedAt: plan.approvedAt ?? undefined,
+  plannedArrivals: Object.keys(plannedArrivals).length > 0 ? plannedArrivals : undefined,
 });
 
 /** Every named order must exist, be pending, be for the plan's day and appear only once. */
@@ -80,14 +88,19 @@ export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Da
   return { plan, writes: [{ item: { Put: { TableName: tableName(), Item: planItem(tenantId, plan), ConditionExpression: 'attribute_not_exists(pk)' } } }] };
 };
 
-export const getPlan = async (tenantId: string, planId: string): Promise<RoutePlan> => {
+export const getPlanRecord = async (tenantId: string, planId: string): Promise<PlanRecord> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.plan(tenantId, planId), ConsistentRead: true }));
   if (!Item) throw new NotFoundError('No route plan with this id.');
-  return toPlan(Item);
+  return { ...toPlan(Item), plannedArrivals: (Item.plannedArrivals as Record<string, string> | undefined) ?? {} };
+};
+
+export const getPlan = async (tenantId: string, planId: string): Promise<RoutePlan> => {
+  const { plannedArrivals: _planned, ...plan } = await getPlanRecord(tenantId, planId);
+  return plan;
 };
 
 export const approvePlan = async (tenantId: string, planId: string, version: number, now: Date): Promise<{ plan: RoutePlan; writes: Write[] }> => {
-  const current = await getPlan(tenantId, planId);
+  const { plannedArrivals, ...current } = await getPlanRecord(tenantId, planId);
   if (current.version !== version) throw new VersionMismatchError(current.version, version);
   if (current.state !== 'preview') throw new StateConflictError(`A plan that is ${current.state} cannot be approved.`);
   const at = nowIso(now);
@@ -102,7 +115,7 @@ export const approvePlan = async (tenantId: string, planId: string, version: num
     item: {
       Put: {
         TableName: tableName(),
-        Item: planItem(tenantId, plan),
+        Item: planItem(tenantId, plan, plannedArrivals),
         ConditionExpression: 'attribute_exists(pk) AND version = :version AND #state = :preview',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':version': version, ':preview': 'preview' },

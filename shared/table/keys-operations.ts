@@ -26,6 +26,12 @@ export const opsKeys = {
   stopGuidePrefix: 'GUIDE#',
   /** gsi1: a driver's routes by service date, for what a driver may do on a given day (odometer readings). */
   routeByWorker: (tenantId: string, workerId: string, serviceDate: string, routeId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WORKER#${workerId}`, gsi1sk: `ROUTE#${serviceDate}#${routeId}` }),
+  /** A route preview (decisions 15); gsi1 lists a service date's previews, newest first (ids are UUID v7). */
+  preview: (tenantId: string, previewId: string) => ({ pk: tenantPk(tenantId), sk: `PREVIEW#${previewId}` }),
+  previewsByDate: (tenantId: string, serviceDate: string, previewId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PREVIEWS#${serviceDate}`, gsi1sk: `PREVIEW#${previewId}` }),
+  /** A depot (decisions 15). */
+  depot: (tenantId: string, depotId: string) => ({ pk: tenantPk(tenantId), sk: `DEPOT#${depotId}` }),
+  depotPrefix: 'DEPOT#',
   /** The public tracking view, one per link token; the token is the only way in. */
   trackingView: (token: string) => ({ pk: `TRACK#${token}`, sk: 'VIEW' }),
 } as const;

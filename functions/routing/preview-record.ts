@@ -1,0 +1,66 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../../shared/errors.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
+import { table, tableName } from '../../shared/table/client.ts';
+import type { Preview } from './preview-schemas.ts';
+
+/**
+ * A preview's routes and unassigned orders are stored as one gzipped JSON attribute: 1,000 stops
+ * with their times are about 250 KB as plain attributes, near DynamoDB's 400 KB item limit, and
+ * under 60 KB compressed. Nothing queries inside them.
+ */
+interface StoredResult {
+  routes: Preview['routes'];
+  unassigned: Preview['unassigned'];
+}
+
+const packResult = (result: StoredResult): Uint8Array => gzipSync(Buffer.from(JSON.stringify(result)));
+const unpackResult = (packed: unknown): StoredResult =>
+  packed instanceof Uint8Array ? (JSON.parse(gunzipSync(packed).toString('utf8')) as StoredResult) : { routes: [], unassigned: [] };
+
+/**
+ * The stored preview: its public fields, plus whatever the writer keeps beside them (`extra`: the
+ * request the worker solves, its lease). `extra` never reaches a reader of `toPreview`.
+ */
+export const previewItem = (tenantId: string, preview: Preview, extra: Record<string, unknown> = {}) => {
+  const { routes, unassigned, ...rest } = preview;
+  return {
+    ...extra,
+    ...opsKeys.preview(tenantId, preview.id),
+    ...opsKeys.previewsByDate(tenantId, preview.serviceDate, preview.id),
+    entity: 'route-preview',
+    tenantId,
+    ...rest,
+    previewId: preview.id,
+    result: routes.length + unassigned.length > 0 ? packResult({ routes, unassigned }) : undefined,
+  };
+};
+
+export const toPreview = (item: Record<string, unknown>): Preview => {
+  const { routes, unassigned } = unpackResult(item.result);
+  return {
+    id: item.previewId as string,
+    serviceDate: item.serviceDate as string,
+    depotId: item.depotId as string,
+    objective: item.objective as Preview['objective'],
+    state: item.state as Preview['state'],
+    failure: (item.failure as Preview['failure'] | undefined) ?? null,
+    routes,
+    unassigned,
+    totals: (item.totals as Preview['totals'] | undefined) ?? null,
+    solver: item.solver as Preview['solver'],
+    version: item.version as number,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+  };
+};
+
+/** The stored item itself, for writers that need its extra fields (the worker, the plan). */
+export const getPreviewItem = async (tenantId: string, previewId: string): Promise<Record<string, unknown>> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.preview(tenantId, previewId), ConsistentRead: true }));
+  if (!Item) throw new NotFoundError('No route preview with this id.');
+  return Item;
+};
+
+export const getPreview = async (tenantId: string, previewId: string): Promise<Preview> => toPreview(await getPreviewItem(tenantId, previewId));

@@ -1,0 +1,101 @@
+import * as v from 'valibot';
+import { DateTime, IsoDate, Limit, Uuid, Version } from '../../shared/http/schemas.ts';
+
+/** A clock time of the service date in the tenant's time zone (decisions 15). */
+export const ClockTime = v.pipe(v.string('must be a string'), v.regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'must be a time HH:MM'));
+
+export const previewStates = ['queued', 'solving', 'ready', 'failed'] as const;
+export type PreviewState = (typeof previewStates)[number];
+export const previewObjectives = ['duration', 'distance'] as const;
+export const unassignedCodes = ['capacity_exceeded', 'skills_missing', 'time_window_unreachable', 'no_room'] as const;
+
+/** At most this many stops on a route, planned or assigned (decisions 15). */
+export const MAX_ROUTE_STOPS = 300;
+export const MAX_PREVIEW_ORDERS = 1000;
+export const MAX_PREVIEW_VEHICLES = 100;
+export const MAX_TIME_LIMIT_SECONDS = 120;
+
+const Int = (min: number, max: number) => v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
+
+const PreviewVehicleInput = v.strictObject({
+  vehicleId: Uuid,
+  shiftStart: ClockTime,
+  shiftEnd: ClockTime,
+  maxStops: v.optional(Int(1, MAX_ROUTE_STOPS), MAX_ROUTE_STOPS),
+});
+
+export const CreatePreviewBody = v.strictObject({
+  serviceDate: IsoDate,
+  depotId: Uuid,
+  orderIds: v.optional(v.pipe(v.array(Uuid), v.minLength(1, 'name at least one order, or leave orderIds out'), v.maxLength(MAX_PREVIEW_ORDERS, `at most ${MAX_PREVIEW_ORDERS} orders`))),
+  vehicles: v.pipe(v.array(PreviewVehicleInput), v.minLength(1, 'a preview needs at least one vehicle'), v.maxLength(MAX_PREVIEW_VEHICLES, `at most ${MAX_PREVIEW_VEHICLES} vehicles`)),
+  objective: v.optional(v.picklist(previewObjectives, 'must be duration or distance'), 'duration'),
+  timeLimitSeconds: v.optional(Int(1, MAX_TIME_LIMIT_SECONDS)),
+  seed: v.optional(Int(0, 2147483647), 1),
+});
+export type CreatePreviewBody = v.InferOutput<typeof CreatePreviewBody>;
+
+export const PreviewQuery = v.strictObject({
+  serviceDate: IsoDate,
+  after: v.optional(Uuid),
+  limit: Limit,
+});
+
+const Load = v.object({ weightKg: v.number(), volumeM3: v.number() });
+
+export const PreviewStop = v.object({
+  orderId: Uuid,
+  arrivalAt: DateTime,
+  serviceStartAt: DateTime,
+  departureAt: DateTime,
+  waitSeconds: v.number(),
+  distanceMetersFromPrevious: v.number(),
+});
+export type PreviewStop = v.InferOutput<typeof PreviewStop>;
+
+export const PreviewRoute = v.object({
+  vehicleRouteId: v.string(),
+  vehicleId: Uuid,
+  startAt: DateTime,
+  endAt: DateTime,
+  distanceMeters: v.number(),
+  durationSeconds: v.number(),
+  load: Load,
+  stops: v.array(PreviewStop),
+});
+export type PreviewRoute = v.InferOutput<typeof PreviewRoute>;
+
+export const UnassignedOrder = v.object({
+  orderId: Uuid,
+  reasons: v.array(v.object({ code: v.picklist(unassignedCodes), message: v.string() })),
+});
+export type UnassignedOrder = v.InferOutput<typeof UnassignedOrder>;
+
+export const Preview = v.pipe(
+  v.object({
+    id: Uuid,
+    serviceDate: IsoDate,
+    depotId: Uuid,
+    objective: v.picklist(previewObjectives),
+    state: v.picklist(previewStates),
+    failure: v.nullable(v.object({ code: v.string(), message: v.string() })),
+    routes: v.array(PreviewRoute),
+    unassigned: v.array(UnassignedOrder),
+    totals: v.nullable(
+      v.object({ routeCount: v.number(), assignedCount: v.number(), unassignedCount: v.number(), distanceMeters: v.number(), durationSeconds: v.number() }),
+    ),
+    solver: v.object({
+      name: v.string(),
+      version: v.string(),
+      seed: v.number(),
+      timeLimitSeconds: v.number(),
+      elapsedMs: v.pipe(v.nullable(v.number()), v.description('null until the preview is solved')),
+      travelModel: v.string(),
+    }),
+    version: Version,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  }),
+  v.title('RoutePreview'),
+);
+export type Preview = v.InferOutput<typeof Preview>;
