@@ -102,7 +102,10 @@ export const deleteOdometerReadingOperation = defineOperation({
   permission: 'fleet.correct',
   idempotent: true,
   params: ReadingParams,
-  responses: { 204: { description: 'The reading is gone (also when it already was)' } },
+  responses: {
+    204: { description: 'The reading is gone (also when it already was)' },
+    404: { description: 'No such vehicle, or the vehicle never had this reading (another vehicle’s or another company’s included); nothing is removed' },
+  },
   handle: async ({ params, caller }) => {
     const change = await deleteReading(caller.tenantId, params.id, params.readingId, caller.now);
     return change ? { status: 204, writes: change.writes, resourceId: params.id } : { status: 204 };

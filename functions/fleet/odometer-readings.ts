@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { addDaysTo } from '../../shared/calendar.ts';
 import { nowIso } from '../../shared/clock.ts';
-import { UnprocessableError } from '../../shared/errors.ts';
+import { NotFoundError, UnprocessableError } from '../../shared/errors.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
@@ -117,14 +117,16 @@ const digestWithout = async (partition: string, removed: string, today: string, 
 
 /**
  * Removes a reading and recomputes the odometer digest without it (decisions 11). Nothing to do
- * when it is already gone or never was. The digest is written over the odometer sequence read first, as a
+ * when it is already gone (a retry under a new key still answers 204); a reading the vehicle never
+ * had, another vehicle's or another tenant's, is 404 and nothing is written, as for destinations. The digest is written over the odometer sequence read first, as a
  * reading is: a reading that commits meanwhile bumps it, this write fails, and the request is
  * run afresh (ReadOutdatedError), so neither change is lost.
  */
 export const deleteReading = async (tenantId: string, vehicleId: string, readingId: string, now: Date): Promise<{ writes: Write[] } | undefined> => {
   const [, item, day] = await Promise.all([getVehicle(tenantId, vehicleId), getCareItem(tenantId, vehicleId), tenantDay(tenantId, now)]);
   const reading = await locate(tenantId, vehicleId, readingId);
-  if (!reading || reading.removed) return undefined;
+  if (!reading) throw new NotFoundError('This vehicle has no odometer reading with this id.');
+  if (reading.removed) return undefined;
   const partition = keys.odometerPartition(tenantId, vehicleId);
   const digest = await digestWithout(partition, readingId, day.today, day.timeZone);
   const seq = item?.odometerSeq ?? 0;

@@ -94,6 +94,28 @@ describe('odometer corrections', () => {
     expect(audit.body.items).toEqual([expect.objectContaining({ action: 'deleteOdometerReading', resourceId: v.id, actorId: admin.id, requestId: removed.headers.get('x-request-id') })]);
   });
 
+  it('answers 404 for a reading the vehicle never had, another vehicle’s or another company’s, and removes nothing', async () => {
+    const tenant = await TestTenant.create(stack());
+    const other = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const otherAdmin = await other.member('admin');
+    const [mine, second] = [await vehicle(tenant, admin), await vehicle(tenant, admin)];
+    const theirs = await vehicle(other, otherAdmin);
+    const readAt = new Date().toISOString();
+    const kept = await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${mine.id}/odometer`, { body: { km: 800, readAt } });
+    const foreign = await other.call(otherAdmin, 'POST', `/v1/fleet/vehicles/${theirs.id}/odometer`, { body: { km: 900, readAt } });
+    expect([kept.status, foreign.status]).toEqual([201, 201]);
+
+    for (const [vehicleId, readingId] of [[mine.id, randomUUID()], [second.id, kept.body.readingId], [mine.id, foreign.body.readingId]]) {
+      const answer = await remove(tenant, admin, vehicleId, readingId);
+      expect(answer.status, answer.text).toBe(404);
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+    }
+    expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${mine.id}/care`)).body.odometer).toMatchObject({ lastKm: 800, readings: 1 });
+    expect((await other.call(otherAdmin, 'GET', `/v1/fleet/vehicles/${theirs.id}/care`)).body.odometer).toMatchObject({ lastKm: 900, readings: 1 });
+    expect((await tenant.call(admin, 'GET', `/v1/audit?action=deleteOdometerReading`)).body.items).toEqual([]);
+  });
+
   it('removes the only reading: the vehicle has no odometer again', async () => {
     const tenant = await TestTenant.create(stack());
     const admin = await tenant.member('admin');
