@@ -59,8 +59,11 @@ export type EventData<T extends EventType> = v.InferOutput<(typeof eventDataSche
 
 export const eventTypes = Object.keys(eventDataSchemas) as EventType[];
 
-/** What a destination may subscribe to: every kind but the test, which goes to one destination only. */
-export const subscribableEventTypes = eventTypes.filter((t) => t !== 'webhook.test') as Exclude<EventType, 'webhook.test'>[];
+/**
+ * What a destination may subscribe to: every kind of the catalogue (decisions 5). Subscribing to
+ * `webhook.test` changes nothing: a test event names its one destination and is never fanned out.
+ */
+export const subscribableEventTypes: EventType[] = [...eventTypes];
 
 /** The envelope's `version` (the specification's webhook envelope carries an integer version). */
 export const ENVELOPE_VERSION = 1;

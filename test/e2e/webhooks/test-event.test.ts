@@ -56,4 +56,33 @@ describe('a test notification end to end', () => {
       { attemptNo: 1, trigger: 'auto', startedAt: expect.any(String), durationMs: expect.any(Number), outcome: 'success', statusCode: 204, retryAfterSeconds: null, responseExcerpt: null },
     ]);
   });
+
+  it('lets a destination subscribe to webhook.test, which still goes only to the destination tested', async () => {
+    const other = new Receiver();
+    await other.start();
+    try {
+      const listed = (await tenant.call(admin, 'GET', '/v1/webhooks/event-types')).body.items.map((i: { type: string }) => i.type);
+      expect(listed).toContain('webhook.test');
+      const subscriber = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: other.url, eventTypes: ['webhook.test', 'routing.plan.approved'] } });
+      expect(subscriber.status, subscriber.text).toBe(201);
+      expect(subscriber.body.endpoint.eventTypes).toEqual(['webhook.test', 'routing.plan.approved']);
+      const tested = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/tested`, eventTypes: ['distribution.order.created'] } });
+      expect(tested.status, tested.text).toBe(201);
+      const before = receiver.received.length;
+
+      const test = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${tested.body.endpoint.id}/test`);
+      expect(test.status, test.text).toBe(202);
+      await receiver.waitFor(before + 1);
+      await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${test.body.id}`), (r) => r.body.state === 'succeeded');
+      // The subscriber's own test reaches it: its subscription neither blocks nor doubles it.
+      const own = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${subscriber.body.endpoint.id}/test`);
+      expect(own.status, own.text).toBe(202);
+      const [only] = await other.waitFor(1);
+      expect(JSON.parse(only.body).data.endpointId).toBe(subscriber.body.endpoint.id);
+      await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${own.body.id}`), (r) => r.body.state === 'succeeded');
+      expect(other.received).toHaveLength(1);
+    } finally {
+      await other.stop();
+    }
+  });
 });
