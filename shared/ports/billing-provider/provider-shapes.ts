@@ -52,7 +52,9 @@ export const readEach = <T>(raws: unknown[], read: (raw: Raw) => T): { items: T[
       const r = (raw && typeof raw === 'object' ? raw : {}) as Raw;
       const variant = id(r.variant);
       const office = id(r.office);
-      const externalId = id(r.id) ?? (variant !== null && office !== null ? `${variant}:${office}` : null);
+      // Only a stock line carries both a variant and an office: its record id is theirs (decisions
+      // 10), never the provider's own stock id, so the user finds the conflict under the id they know.
+      const externalId = variant !== null && office !== null ? `${variant}:${office}` : id(r.id);
       invalid.push({ externalId, raw, reason: (error as Error).message });
     }
   }

@@ -57,7 +57,8 @@ describe('a bad provider item never wedges an import', () => {
   const badItems = () => {
     fake.faults.clear();
     fake.faults.add({ route: 'GET /v1/variants.json', kind: 'items', items: [null, { description: 'Sin id', code: 'X', state: 0 }], times: 2 });
-    fake.faults.add({ route: 'GET /v1/stocks.json', kind: 'items', items: [{ quantity: 'doce', quantityReserved: 0, quantityAvailable: 0, variant: { id: 9 }, office: { id: 1 } }], times: 2 });
+    // The provider's stock lines carry their own id; the record (and its conflict) is still variant:office.
+    fake.faults.add({ route: 'GET /v1/stocks.json', kind: 'items', items: [{ id: 4321, quantity: 'doce', quantityReserved: 0, quantityAvailable: 0, variant: { id: 9 }, office: { id: 1 } }], times: 2 });
     fake.faults.add({ route: 'GET /v1/clients.json', kind: 'items', items: [null], times: 2 });
     fake.faults.add({ route: 'GET /v1/clients/{id}/contacts.json', kind: 'items', items: [{ firstName: 'Contacto sin id' }], times: 2 });
   };
@@ -121,6 +122,7 @@ describe('conflicts are bounded', () => {
   it('expires conflicts after 90 days and reads at most 200 items for a filtered page, answering a cursor', async () => {
     const connection = await connectProvider(tenant, admin, fake, COMPANY.clientCode);
     const bad = Array.from({ length: 250 }, (_, i) => ({ quantity: 'x', quantityReserved: 0, quantityAvailable: 0, variant: { id: 5000 + i }, office: { id: 1 } }));
+    // The provider's stock lines carry their own id; the record (and its conflict) is still variant:office.
     fake.faults.add({ route: 'GET /v1/stocks.json', kind: 'items', items: bad });
     expect((await runImport(tenant, admin, connection.id, { streams: ['stock_levels'] })).counts.conflicts).toBe(250);
     // A filter nothing matches: the first page stops after 200 conflicts read, with a cursor; the next ends.
