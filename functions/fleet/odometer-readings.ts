@@ -25,8 +25,12 @@ const toReading = (item: Record<string, unknown>): OdometerReading => ({
 /**
  * Where a reading is in time, by its id: the reference item written with it (kept, marked
  * removed, when the reading is removed, so a page cursor naming it still works), or for a
- * reading stored before references existed, a look through the vehicle's own partition.
+ * reading stored before references existed, a look through the part of the vehicle's partition
+ * read before they did: every reading posted since has its reference, so an unknown id (a typo,
+ * a hostile cursor) costs that fixed slice of old readings, never the vehicle's whole history.
  */
+const REFERENCES_SINCE = '2026-11-26T00:00:00.000Z';
+
 const locate = async (tenantId: string, vehicleId: string, readingId: string): Promise<{ readAt: string; removed: boolean } | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.odometerReadingRef(tenantId, vehicleId, readingId), ConsistentRead: true }));
   if (Item) return { readAt: Item.readAt as string, removed: Item.removedAt !== undefined };
@@ -35,9 +39,9 @@ const locate = async (tenantId: string, vehicleId: string, readingId: string): P
     const page = await table().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
         FilterExpression: 'readingId = :id',
-        ExpressionAttributeValues: { ':pk': keys.odometerPartition(tenantId, vehicleId), ':prefix': READING_PREFIX, ':id': readingId },
+        ExpressionAttributeValues: { ':pk': keys.odometerPartition(tenantId, vehicleId), ':first': READING_PREFIX, ':last': `${READING_PREFIX}${REFERENCES_SINCE}`, ':id': readingId },
         ExclusiveStartKey: start,
         ConsistentRead: true,
       }),

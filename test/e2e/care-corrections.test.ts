@@ -133,7 +133,8 @@ describe('readings stored before corrections existed', () => {
     const admin = await tenant.member('admin');
     const v = await vehicle(tenant, admin);
     const today = santiagoToday();
-    const readAt = afternoonOf(addDaysTo(today, -3));
+    // Posted before references existed (functions/fleet/odometer-readings.ts: REFERENCES_SINCE).
+    const readAt = '2026-11-24T16:00:00.000Z';
     const old = await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 7_000, readAt } });
     const kept = await tenant.call(admin, 'POST', `/v1/fleet/vehicles/${v.id}/odometer`, { body: { km: 7_300, readAt: afternoonOf(addDaysTo(today, -1)) } });
     // As stored before: no reference item, no recordedBy, recordedAt instead of createdAt.
