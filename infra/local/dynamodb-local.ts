@@ -108,14 +108,25 @@ export const startDynamoDbLocal = async (options: { dataDir?: string; port?: num
   }
 };
 
+let setprivFound: boolean | undefined;
+
+/**
+ * Java does not notice its parent's death: a test run killed mid-way (a hook timeout, SIGTERM)
+ * left its DynamoDB Locals running. On Linux, util-linux's setpriv asks the kernel to kill Java
+ * when the process that spawned it dies; it execs Java, so the pid stays Java's.
+ */
+const javaCommand = (args: string[]): [string, string[]] => {
+  setprivFound ??= process.platform === 'linux' && spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status === 0;
+  return setprivFound ? ['setpriv', ['--pdeathsig', 'KILL', '--', 'java', ...args]] : ['java', args];
+};
+
 const startOn = async (port: number, dataDir: string | undefined): Promise<DynamoDbLocal> => {
   assertJava();
   const dir = emulatorDir();
   const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const child = spawn(
-    'java',
-    ['-Xms64m', '-Xmx2g', ...javaOptions(), `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
+    ...javaCommand(['-Xms64m', '-Xmx2g', ...javaOptions(), `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage]),
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
