@@ -12,6 +12,7 @@ import type { SecretsManagerRotationEvent } from 'aws-lambda';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/edge-headers.ts';
 import { REFRESH_AFTER_MISMATCH_MS } from '../../shared/http/middlewares/origin-verify.ts';
 import { logger } from '../../shared/logger.ts';
+import { awsClientOptions } from '../../shared/ports/client-options.ts';
 
 /**
  * Rotation of the CloudFront origin secret (issue 7, item 2), after AWS's "CloudFront origin
@@ -118,8 +119,17 @@ const setDistributionHeader = async (value: string, deps: RotationDeps): Promise
   logger.info('origin secret sent by CloudFront from now on', { distributionId: deps.distributionId });
 };
 
-const secretsManager = new SecretsManagerClient({});
-const cloudFront = new CloudFrontClient({});
+/**
+ * The rotation's clients give up on a silent endpoint well inside the function's 60 s, so Secrets
+ * Manager sees the step fail and calls it again, instead of the Lambda timing out mid-step.
+ * CloudFront's control plane gets 10 s a request: UpdateDistribution can take seconds.
+ */
+export const rotationClients = (overrides: { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string }; maxAttempts?: number } = {}) => ({
+  secretsManager: new SecretsManagerClient({ ...awsClientOptions(), ...overrides }),
+  cloudFront: new CloudFrontClient({ ...awsClientOptions({ requestTimeoutMs: 10_000 }), ...overrides }),
+});
+
+const { secretsManager, cloudFront } = rotationClients();
 
 export const handler = (event: SecretsManagerRotationEvent): Promise<void> =>
   rotateOriginSecret(event, {

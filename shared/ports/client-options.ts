@@ -7,7 +7,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
  * logs a warning unless throwOnRequestTimeout is set: the import queue's client lacked it and
  * would have waited on a silent SQS endpoint until the function's deadline.
  */
-export const awsClientOptions = () => ({
+export const awsClientOptions = (options: { requestTimeoutMs?: number } = {}) => ({
   maxAttempts: 3,
-  requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true }),
+  requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: options.requestTimeoutMs ?? 3_000, throwOnRequestTimeout: true }),
 });

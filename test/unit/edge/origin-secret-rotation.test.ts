@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { CloudFrontClient, GetDistributionConfigCommand } from '@aws-sdk/client-cloudfront';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerRotationEventStep } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { rotateOriginSecret, SETTLE_MS, type RotationDeps } from '../../../functions/edge/origin-secret-rotation.ts';
+import { rotateOriginSecret, rotationClients, SETTLE_MS, type RotationDeps } from '../../../functions/edge/origin-secret-rotation.ts';
 import { OriginNotVerifiedError } from '../../../shared/errors.ts';
 import { ORIGIN_VERIFY_HEADER } from '../../../shared/http/edge-headers.ts';
 import { originVerify } from '../../../shared/http/middlewares/origin-verify.ts';
@@ -238,4 +238,25 @@ describe('the Secrets Manager adapter behind the origin check', () => {
     for (let i = 0; i < 20; i++) expect(await passes(`wrong-${i}`)).toBe(false);
     expect(calls.filter((c) => c === 'GetSecretValue')).toHaveLength(2);
   });
+});
+
+describe('the rotation function\'s own clients', () => {
+  it('give up on a Secrets Manager or CloudFront endpoint that accepts and never answers, inside the function\'s 60 s', async () => {
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const clients = rotationClients({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
+      // Without the timeout the calls wait forever, and the test's own 60 s ends it.
+      await Promise.all([
+        expect(clients.secretsManager.send(new GetSecretValueCommand({ SecretId: ARN }))).rejects.toMatchObject({ name: 'TimeoutError' }),
+        expect(clients.cloudFront.send(new GetDistributionConfigCommand({ Id: DISTRIBUTION }))).rejects.toMatchObject({ name: 'TimeoutError' }),
+      ]);
+      expect(held.length).toBe(2);
+    } finally {
+      held.forEach((socket) => socket.destroy());
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 60_000);
 });
