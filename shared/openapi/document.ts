@@ -1,5 +1,4 @@
 import type * as v from 'valibot';
-import { allOperations } from '../../functions/index.ts';
 import type { AnyOperation } from '../http/operation.ts';
 import { responseHeaders, securitySchemes, sharedParameters } from './components.ts';
 import { SchemaConverter } from './json-schema.ts';
@@ -103,7 +102,15 @@ const deepFreeze = <T>(value: T): T => {
   return value;
 };
 
-let memo: Json | undefined;
+const memo = new WeakMap<readonly AnyOperation[], Json>();
 
-/** The OpenAPI 3.1 document of every route served; built once per process and frozen, since every request shares it. */
-export const openApiDocument = (): object => (memo ??= deepFreeze(buildDocument(allOperations(), { notifications: true }).document));
+/**
+ * The OpenAPI 3.1 document of these operations, with the webhook notifications; built once per
+ * list and frozen. The list comes from the top (functions/openapi.ts): this floor does not know
+ * the endpoint groups.
+ */
+export const openApiDocumentOf = (operations: readonly AnyOperation[]): object => {
+  let document = memo.get(operations);
+  if (!document) memo.set(operations, (document = deepFreeze(buildDocument([...operations], { notifications: true }).document)));
+  return document;
+};

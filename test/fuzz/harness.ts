@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import type { LocalStack } from '../../infra/local/stack.ts';
-import { openApiDocument } from '../../shared/openapi/document.ts';
+import { openApiDocument } from '../../functions/openapi.ts';
 import { table } from '../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../support/api.ts';
 import { mutations } from './mutations.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
-import { openApiDocument } from '../../../shared/openapi/document.ts';
+import { openApiDocument } from '../../../functions/openapi.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { auditKeys } from '../../../shared/table/keys-audit.ts';
 import { allOperations } from '../../../functions/index.ts';

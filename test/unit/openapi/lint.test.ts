@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineOperation, definePublicOperation, type AnyOperation } from '../../../shared/http/operation.ts';
-import { buildDocument, openApiDocument } from '../../../shared/openapi/document.ts';
+import { buildDocument } from '../../../shared/openapi/document.ts';
+import { openApiDocument } from '../../../functions/openapi.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const cli = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');

@@ -7,7 +7,8 @@ import { handler as metaHandler } from '../../../functions/meta/handler.ts';
 import { BadRequestError, IdempotencyInProgressError, RateLimitedError, ValidationError, VersionMismatchError } from '../../../shared/errors.ts';
 import { defineOperation, definePublicOperation, routeKey, type AnyOperation } from '../../../shared/http/operation.ts';
 import { problemResult } from '../../../shared/http/problem.ts';
-import { buildDocument, openApiDocument } from '../../../shared/openapi/document.ts';
+import { buildDocument } from '../../../shared/openapi/document.ts';
+import { openApiDocument } from '../../../functions/openapi.ts';
 import { Problem } from '../../../shared/openapi/problems.ts';
 
 type Json = Record<string, any>;
