@@ -4,7 +4,7 @@ import { seal, unseal } from './crypto/sealed-secret.ts';
 import { ports } from './ports/registry.ts';
 import { DAY_SECONDS, epochSeconds } from './clock.ts';
 import { IdempotencyKeyReusedError } from './errors.ts';
-import type { ApiResult } from './http/types.ts';
+import type { APIGatewayProxyStructuredResultV2 as ApiResult } from 'aws-lambda';
 import { keys } from './table/keys.ts';
 import { table, tableName } from './table/client.ts';
 import type { Write } from './table/transaction.ts';

@@ -1,6 +1,7 @@
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import type { IdempotencyClaim } from '../idempotency.ts';
 import type { Member } from '../tenancy/members.ts';
 import type { AnyOperation } from './operation.ts';
 
@@ -21,7 +22,7 @@ export interface ApiContext extends Context {
   member?: Member;
   body?: unknown;
   input?: { params: unknown; query: unknown; body: unknown };
-  idempotency?: import('../idempotency.ts').IdempotencyClaim;
+  idempotency?: IdempotencyClaim;
 }
 
 export type ApiRequest = Request<ApiEvent, ApiResult, Error, ApiContext>;
