@@ -104,7 +104,7 @@ const legendOf = (input: PreviewMapInput, km: (metres: number) => string, count:
     const { colour, dash } = routeStyle(i);
     rows.push(
       `<g class="legend-route"><line x1="${x}" y1="${y - 4}" x2="${x + 30}" y2="${y - 4}" stroke="${colour}" stroke-width="4" stroke-linecap="round"${dash ? ` stroke-dasharray="${dash}"` : ''}/>` +
-        `<text x="${x + 40}" y="${y}" font-size="13" fill="#111111"><tspan font-weight="700">${escapeXml(route.vehicleRouteId)}</tspan> <tspan fill="#3d4752">${escapeXml(t.route(count.format(route.stops.length), km(route.distanceMeters)))}</tspan></text></g>`,
+        `<text x="${x + 40}" y="${y}" font-size="13" fill="#111111"><tspan font-weight="700">${escapeXml(route.vehicleRouteId)}</tspan> <tspan fill="#3d4752">${escapeXml(t.route(route.stops.length, count.format(route.stops.length), km(route.distanceMeters)))}</tspan></text></g>`,
     );
     y += ROW_H;
   });
