@@ -84,3 +84,44 @@ export const storePreview = async (tenantId: string, preview: Preview): Promise<
   await runAs(OPERATOR, () => table().send(new PutCommand({ TableName: tableName(), Item: previewItem(tenantId, preview) })));
   return preview;
 };
+
+export const makeDepot = async (tenant: TestTenant, admin: TestMember, name = 'Bodega Quilicura') =>
+  created(await tenant.call(admin, 'POST', '/v1/routing/depots', { body: { name, address: { text: 'Av. Presidente Eduardo Frei Montalva 9950, Quilicura', latitude: -33.3602, longitude: -70.7271 } } }));
+
+/**
+ * A day as a dispatcher sees it: `routeCount` routes, each a cluster of stops around Santiago in
+ * a sweep around its centre (so the line reads as a tour), and some unassigned orders between.
+ * Orders are made through the API, `concurrency` at a time.
+ */
+export const plannedDay = async (
+  tenant: TestTenant,
+  operator: TestMember,
+  depotId: string,
+  options: { routeCount: number; stopsPerRoute: number; unassignedCount: number; concurrency?: number },
+) => {
+  let seed = 11;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const clusters = Array.from({ length: options.routeCount }, (_, r) => {
+    const angle = (r / options.routeCount) * 2 * Math.PI + 0.3;
+    const ring = 0.06 + 0.08 * ((r * 7) % 3) / 2;
+    const [cLat, cLng] = [-33.46 + Math.sin(angle) * ring, -70.64 + Math.cos(angle) * ring * 1.2];
+    const stops = Array.from({ length: options.stopsPerRoute }, (): [number, number] => [cLat + (random() - 0.5) * 0.04, cLng + (random() - 0.5) * 0.05]);
+    return stops.sort((a, b) => Math.atan2(a[0] - cLat, a[1] - cLng) - Math.atan2(b[0] - cLat, b[1] - cLng));
+  });
+  const loose = Array.from({ length: options.unassignedCount }, (): [number, number] => [-33.46 + (random() - 0.5) * 0.3, -70.64 + (random() - 0.5) * 0.36]);
+  const points = [...clusters.flat(), ...loose];
+  const ids: string[] = new Array(points.length);
+  const concurrency = options.concurrency ?? 4;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < points.length) {
+        const i = next++;
+        ids[i] = (await makeOrders(tenant, operator, [points[i]!]))[0]!.id;
+      }
+    }),
+  );
+  const routes = clusters.map((_, r) => ids.slice(r * options.stopsPerRoute, (r + 1) * options.stopsPerRoute));
+  const unassigned = ids.slice(options.routeCount * options.stopsPerRoute);
+  return storePreview(tenant.id, previewOf(routes, unassigned, { depotId }));
+};
