@@ -151,6 +151,23 @@ export const renderPreviewMap = (input: PreviewMapInput): string => {
     });
   });
 
+  // Each route's name on the map, beyond its stop farthest from the depot (usually the rim of its
+  // area, where fewer stops lie): with colours repeating past twelve, the name finds the route.
+  const tags = input.routes.map((route, i) => {
+    const { colour } = routeStyle(i);
+    const far = route.stops
+      .map((stop) => project.at(stop))
+      .reduce<[number, number] | undefined>((best, p) => (!best || Math.hypot(p[0] - depot[0], p[1] - depot[1]) > Math.hypot(best[0] - depot[0], best[1] - depot[1]) ? p : best), undefined);
+    if (!far) return '';
+    const distance = Math.hypot(far[0] - depot[0], far[1] - depot[1]);
+    const [ux, uy] = distance > 0 ? [(far[0] - depot[0]) / distance, (far[1] - depot[1]) / distance] : [0, -1];
+    const label = escapeXml(route.vehicleRouteId);
+    const w = 10 + 7.5 * route.vehicleRouteId.length;
+    const x = Math.min(Math.max(far[0] + ux * (radius + 16), w / 2 + 2), MAP_W - w / 2 - 2);
+    const y = Math.min(Math.max(far[1] + uy * (radius + 12), HEADER_H + 12), HEADER_H + mapH - 12);
+    return `<g class="tag"><rect x="${n1(x - w / 2)}" y="${n1(y - 10)}" width="${n1(w)}" height="20" rx="4" fill="#ffffff" stroke="${colour}" stroke-width="2"/><text x="${n1(x)}" y="${n1(y)}" dy="0.35em" text-anchor="middle" font-size="12" font-weight="700" fill="#111111">${label}</text></g>`;
+  });
+
   const unassigned = input.unassigned.map((u) => {
     const [x, y] = project.at(u);
     return hollow(x, y, radius - 3, [t.unassignedOne, u.detail].filter(Boolean).join(' · '));
@@ -175,6 +192,7 @@ export const renderPreviewMap = (input: PreviewMapInput): string => {
     `<g class="routes">${lines.join('')}</g>`,
     `<g class="stops">${stops.join('')}</g>`,
     `<g class="unassigned-orders">${unassigned.join('')}</g>`,
+    `<g class="tags">${tags.join('')}</g>`,
     `<circle cx="${n1(depot[0])}" cy="${n1(depot[1])}" r="17" fill="#ffffff" fill-opacity="0.85"/>`,
     depotSymbol(depot[0], depot[1], `${t.depot} ${input.depot.name}`, 1.2),
     empty,

@@ -58,6 +58,12 @@ describe('the preview map renderer', () => {
     const hollow = byClass(byClass(root, 'unassigned-orders')[0]!, 'unassigned').map(circleOf);
     expect(hollow).toHaveLength(2);
     for (const circle of hollow) expect(circle.attributes.fill).toBe('#ffffff');
+    // Each route's name sits on the map beside it, inside the map area.
+    expect(byClass(root, 'tag').map(textOf)).toEqual(['V1', 'V2', 'V3']);
+    for (const rect of byClass(root, 'tag').map((g) => g.children[0]!)) {
+      expect(Number(rect.attributes.x)).toBeGreaterThanOrEqual(0);
+      expect(Number(rect.attributes.x) + Number(rect.attributes.width)).toBeLessThanOrEqual(900);
+    }
     // The depot is a shape of its own on the map (and again in the legend).
     expect(root.children.filter((c) => c.attributes.class === 'depot')).toHaveLength(1);
   });
