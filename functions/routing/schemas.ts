@@ -13,8 +13,8 @@ const PlannedRoute = v.strictObject({
 
 const ClientPlanBody = v.pipe(
   v.strictObject({
-    // Absent here: a body that names a preview is the other shape (a variant needs the key in both).
-    previewId: v.optional(v.never()),
+    // A variant needs its key in both shapes; here it may only be absent.
+    previewId: v.optional(v.pipe(v.never(), v.description('Absent: a body with previewId is a PlanFromPreview'))),
     serviceDate: IsoDate,
     routes: v.pipe(v.array(PlannedRoute), v.minLength(1, 'a plan needs at least one route'), v.maxLength(100, 'at most 100 routes')),
     unassignedOrderIds: v.optional(v.pipe(v.array(Uuid), v.maxLength(1000, 'at most 1000 orders')), []),
