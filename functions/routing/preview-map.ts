@@ -193,7 +193,7 @@ export const renderPreviewMap = (input: PreviewMapInput): string => {
     `<g class="stops">${stops.join('')}</g>`,
     `<g class="unassigned-orders">${unassigned.join('')}</g>`,
     `<g class="tags">${tags.join('')}</g>`,
-    `<circle cx="${n1(depot[0])}" cy="${n1(depot[1])}" r="17" fill="#ffffff" fill-opacity="0.85"/>`,
+    `<circle cx="${n1(depot[0])}" cy="${n1(depot[1])}" r="15" fill="#ffffff" fill-opacity="0.75"/>`,
     depotSymbol(depot[0], depot[1], `${t.depot} ${input.depot.name}`, 1.2),
     empty,
     scaleBar(project.scale, mapH, (v) => number.format(v)),
