@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { defineOperation } from '../../shared/http/operation.ts';
-import { Uuid } from '../../shared/http/schemas.ts';
+import { IdParams } from '../../shared/http/schemas.ts';
 import { findOrders, type OrderRecord } from '../orders/records.ts';
 import { getDepot } from './depots.ts';
 import { PreviewNotReadyError } from './plan-from-preview.ts';
@@ -51,7 +51,7 @@ export const previewMapOperation = defineOperation({
   summary: 'The picture of a ready route preview (SVG)',
   tag: 'Routing',
   permission: 'plans.read',
-  params: v.strictObject({ id: Uuid }),
+  params: IdParams,
   query: MapQuery,
   responses: {
     200: {

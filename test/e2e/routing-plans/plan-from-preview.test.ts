@@ -7,7 +7,7 @@ import { TestTenant, type TestMember } from '../../support/api.ts';
 import { Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { created } from '../operations/support.ts';
-import { makeOrders, previewOf, SERVICE_DATE, storePreview } from './support.ts';
+import { makeOrders, plannedDay, previewOf, SERVICE_DATE, storePreview } from './support.ts';
 
 const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' } });
 const receiver = new Receiver();
@@ -161,4 +161,15 @@ describe('a plan from a preview', () => {
     const record = await runAs(OPERATOR, () => getPlanRecord(tenant.id, plan.id));
     expect(Object.keys(record.plannedArrivals)).toHaveLength(4);
   }, 30_000);
+
+  it('holds a preview of 1,000 orders in one plan item, with their planned arrivals, and replays it', async () => {
+    const preview = await plannedDay(tenant, operator, randomUUID(), { routeCount: 40, stopsPerRoute: 25, unassignedCount: 0, concurrency: 8 });
+    const key = randomUUID();
+    const plan = created(await planFrom(preview.id, key));
+    expect(plan.routes).toHaveLength(40);
+    expect(plan.routes.flatMap((r: { orderIds: string[] }) => r.orderIds)).toHaveLength(1000);
+    expect((await planFrom(preview.id, key)).body).toEqual(plan);
+    const record = await runAs(OPERATOR, () => getPlanRecord(tenant.id, plan.id));
+    expect(Object.keys(record.plannedArrivals)).toHaveLength(1000);
+  }, 180_000);
 });
