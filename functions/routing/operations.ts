@@ -2,6 +2,7 @@ import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { depotOperations } from './depot-operations.ts';
 import { approvePlan, createPlan, getPlan } from './plans.ts';
+import { previewMapOperation } from './preview-map-operation.ts';
 import { ApproveBody, CreatePlanBody, RoutePlan } from './schemas.ts';
 
 const tag = 'Routing';
@@ -14,8 +15,17 @@ export const createPlanOperation = defineOperation({
   tag,
   permission: 'plans.write',
   idempotent: true,
+  // Two requests planning one preview meet on its item: the one that lost runs again and answers preview_already_planned.
+  retryOnConflict: true,
   body: CreatePlanBody,
-  responses: { 201: { description: 'The plan, state preview', schema: RoutePlan } },
+  responses: {
+    201: { description: 'The plan, state preview', schema: RoutePlan },
+    404: { description: 'No route preview with this previewId' },
+    409: {
+      description:
+        '`preview_not_ready` (with `state`) unless the preview is ready; `preview_outdated` (with `orderIds`) when an order of it is no longer pending or changed after it was asked; `preview_already_planned` (with `planId`): a preview gives one plan',
+    },
+  },
   handle: async ({ body, caller }) => {
     const { plan, writes } = await createPlan(caller.tenantId, body, caller.now);
     return { status: 201, body: plan, headers: { location: `/v1/routing/plans/${plan.id}` }, writes, resourceId: plan.id };
@@ -50,4 +60,4 @@ export const approvePlanOperation = defineOperation({
   },
 });
 
-export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations];
+export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations, previewMapOperation];

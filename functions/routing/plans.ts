@@ -7,7 +7,8 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { findOrders } from '../orders/records.ts';
-import type { CreatePlanBody, RoutePlan } from './schemas.ts';
+import { planOfPreview } from './plan-from-preview.ts';
+import type { ClientPlanBody, CreatePlanBody, RoutePlan } from './schemas.ts';
 
 const toPlan = (item: Record<string, unknown>): RoutePlan => ({
   id: item.planId as string,
@@ -47,7 +48,7 @@ const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<str
 });
 
 /** Every named order must exist, be pending, be for the plan's day and appear only once. */
-const checkOrders = async (tenantId: string, body: CreatePlanBody): Promise<void> => {
+const checkOrders = async (tenantId: string, body: ClientPlanBody): Promise<void> => {
   const named = [
     ...body.routes.flatMap((route, r) => route.orderIds.map((id, i) => ({ id, path: `body.routes.${r}.orderIds.${i}` }))),
     ...body.unassignedOrderIds.map((id, i) => ({ id, path: `body.unassignedOrderIds.${i}` })),
@@ -70,13 +71,22 @@ const checkOrders = async (tenantId: string, body: CreatePlanBody): Promise<void
   if (issues.length > 0) throw new UnprocessableError('The plan names orders it cannot take.', 'invalid_plan', issues);
 };
 
+const putNewPlan = (tenantId: string, plan: RoutePlan, plannedArrivals?: Record<string, string>): Write => ({
+  item: { Put: { TableName: tableName(), Item: planItem(tenantId, plan, plannedArrivals), ConditionExpression: 'attribute_not_exists(pk)' } },
+});
+
 export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Date): Promise<{ plan: RoutePlan; writes: Write[] }> => {
+  if (body.previewId !== undefined) {
+    const { plan, plannedArrivals, claim } = await planOfPreview(tenantId, body.previewId, now);
+    return { plan, writes: [putNewPlan(tenantId, plan, plannedArrivals), claim] };
+  }
   await checkOrders(tenantId, body);
   const at = nowIso(now);
   const plan: RoutePlan = {
     id: newId(),
     serviceDate: body.serviceDate,
     state: 'preview',
+    // A client-computed plan has no preview; the event's previewId is still a fresh id of its own.
     previewId: newId(),
     routes: body.routes.map((route, i) => ({ vehicleRouteId: route.vehicleRouteId ?? `R${i + 1}`, orderIds: route.orderIds })),
     unassignedOrderIds: body.unassignedOrderIds,
@@ -85,7 +95,7 @@ export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Da
     updatedAt: at,
     approvedAt: null,
   };
-  return { plan, writes: [{ item: { Put: { TableName: tableName(), Item: planItem(tenantId, plan), ConditionExpression: 'attribute_not_exists(pk)' } } }] };
+  return { plan, writes: [putNewPlan(tenantId, plan)] };
 };
 
 export const getPlanRecord = async (tenantId: string, planId: string): Promise<PlanRecord> => {

@@ -11,12 +11,31 @@ const PlannedRoute = v.strictObject({
   orderIds: v.pipe(v.array(Uuid), v.minLength(1, 'a route needs at least one order'), v.maxLength(MAX_STOPS_PER_ROUTE, `at most ${MAX_STOPS_PER_ROUTE} orders per route`)),
 });
 
-export const CreatePlanBody = v.strictObject({
-  serviceDate: IsoDate,
-  routes: v.pipe(v.array(PlannedRoute), v.minLength(1, 'a plan needs at least one route'), v.maxLength(100, 'at most 100 routes')),
-  unassignedOrderIds: v.optional(v.pipe(v.array(Uuid), v.maxLength(1000, 'at most 1000 orders')), []),
-});
+const ClientPlanBody = v.pipe(
+  v.strictObject({
+    // A variant needs its key in both shapes; here it may only be absent.
+    previewId: v.optional(v.pipe(v.never(), v.description('Absent: a body with previewId is a PlanFromPreview'))),
+    serviceDate: IsoDate,
+    routes: v.pipe(v.array(PlannedRoute), v.minLength(1, 'a plan needs at least one route'), v.maxLength(100, 'at most 100 routes')),
+    unassignedOrderIds: v.optional(v.pipe(v.array(Uuid), v.maxLength(1000, 'at most 1000 orders')), []),
+  }),
+  v.title('PlanWithRoutes'),
+  v.description('A plan the client computed: its routes of orders, in stop order.'),
+);
+
+const PlanFromPreviewBody = v.pipe(
+  v.strictObject({ previewId: Uuid }, 'a plan from a preview takes previewId alone'),
+  v.title('PlanFromPreview'),
+  v.description('A plan made of a ready route preview: its routes, stop order and unassigned orders (decisions 15).'),
+);
+
+/**
+ * Either shape, told apart by previewId: a variant (not a union) so that a wrong body is reported
+ * field by field for the shape it meant, e.g. `body.routes` beside a previewId.
+ */
+export const CreatePlanBody = v.variant('previewId', [ClientPlanBody, PlanFromPreviewBody], 'must be the id of a route preview, or absent for a plan with routes');
 export type CreatePlanBody = v.InferOutput<typeof CreatePlanBody>;
+export type ClientPlanBody = v.InferOutput<typeof ClientPlanBody>;
 
 export const ApproveBody = v.strictObject({ version: Version });
 
