@@ -15,7 +15,7 @@ export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 export const DUE_SHARDS = 128;
 /** How many partitions each hour of the outbox-by-time index is spread over (a replay reads them all). */
 export const OUTBOX_SHARDS = 64;
-/** How many partitions the invoice intents due for reconciliation are spread over (the reconciler reads them all). */
+/** How many partitions invoice intents were due on before the due index went per connection (the reconciler still drains them). */
 export const RECONCILE_SHARDS = 32;
 /**
  * The shard of an id: its last 16 bits (random in a UUID v4 or v7, a SHA-256 digest in a delivery
@@ -40,10 +40,17 @@ export const keys = {
   /** Which live invoice holds a dispatch guide (decisions 14: a guide is on at most one live invoice). */
   invoiceGuide: (tenantId: string, guideId: string) => ({ pk: tenantPk(tenantId), sk: `INVGUIDE#${guideId}` }),
   /**
-   * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending), by the
-   * time they are due; spread over a few partitions like the due deliveries.
+   * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending, a guide
+   * to issue), by the time they are due, one partition per connection: the reconciler reads each
+   * active connection's (found on `PCONN#ACTIVE`) for its share, so no tenant's backlog stands in
+   * front of another's (docs/invoicing.md, "Reconciler").
    */
-  invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${shardOf(intentId, RECONCILE_SHARDS)}`, gsi2sk: `${dueAt}#${intentId}` }),
+  invoiceReconcileDue: (tenantId: string, connectionId: string, intentId: string, dueAt: string) => ({
+    gsi2pk: `INVDUE#C#${tenantId}#${connectionId}`,
+    gsi2sk: `${dueAt}#${intentId}`,
+  }),
+  invoiceReconcileConnection: (tenantId: string, connectionId: string) => `INVDUE#C#${tenantId}#${connectionId}`,
+  /** The shared partitions intents were due on before (`INVDUE#{0..31}` by intent id): read only to move what is left there. */
   invoiceReconcilePartition: (shard: number) => `INVDUE#${shard}`,
   /**
    * What sandbox-v1 holds for one connection (documents, one-per-salesId guards, returns, its id
