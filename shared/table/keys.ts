@@ -84,7 +84,8 @@ export const keys = {
   /** Fixed one-minute window of requests per tenant, for the 429 rate limit. */
   rateWindow: (tenantId: string, minute: number) => ({ pk: `RATE#${tenantId}`, sk: String(minute) }),
   /** Fixed one-minute window of one token subject's refused requests (not a member), for its own 429. */
-  noticeRateWindow: (sourceAddress: string, minute: number) => ({ pk: `RATE#NOTICE#${sourceAddress}`, sk: String(minute) }),
+  /** `source` is the viewer's network: an IPv4 address (/32) or an IPv6 /64 (issue 29). */
+  noticeRateWindow: (source: string, minute: number) => ({ pk: `RATE#NOTICE#${source}`, sk: String(minute) }),
   refusedRateWindow: (subjectHash: string, minute: number) => ({ pk: `RATE#SUB#${subjectHash}`, sk: String(minute) }),
   /** A webhook destination; a tenant's destinations are read together by the fan-out. */
   webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
@@ -155,6 +156,14 @@ export const keys = {
   providerNoticePrefix: 'N#',
   providerNoticeDrain: (origin: string, clientCode: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: 'DRAIN' }),
   providerNoticeBudget: (origin: string, clientCode: string, minute: number) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `BUDGET#${minute}` }),
+  /** What one source network (an IPv4 /32, an IPv6 /64) of notices spent of the company's reads this minute (issue 29). */
+  providerNoticeSourceBudget: (origin: string, clientCode: string, minute: number, source: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `BUDGET#${minute}#${source}` }),
+  /** A notice in the order it arrived (epoch milliseconds, 13 digits): the drain reads these oldest first; the `N#` item holds its progress. */
+  providerNoticeQueued: (origin: string, clientCode: string, receivedAtMs: number, noticeKey: string) => ({
+    pk: `PNOTICE#${origin}#${clientCode}`,
+    sk: `Q#${String(receivedAtMs).padStart(13, '0')}#${noticeKey}`,
+  }),
+  providerNoticeQueuePrefix: 'Q#',
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**
