@@ -119,7 +119,8 @@ const issuesGuides = (connection: ConnectionRecord): boolean => !!connection.iss
  */
 export const runReconciler = async (now: Date = new Date(), options: RunOptions = {}): Promise<ReconcilerRun> => {
   const started = Date.now();
-  const limits = { ...RUN_LIMITS, ...Object.fromEntries(Object.entries(options).filter(([key, value]) => key in RUN_LIMITS && value !== undefined)) } as typeof RUN_LIMITS;
+  const limits = { ...RUN_LIMITS };
+  for (const key of Object.keys(RUN_LIMITS) as Array<keyof typeof RUN_LIMITS>) limits[key] = options[key] ?? RUN_LIMITS[key];
   const runId = options.runId ?? newId();
   const run: ReconcilerRun = { looked: 0, moved: 0, failed: 0, postponed: 0, held: 0, notReady: 0, migrated: 0 };
   const inTime = () => Date.now() - started < limits.budgetMs;
