@@ -159,5 +159,5 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
     reconcileAttempts: 0,
     ...(guides ? { dispatchGuideIds: guides.dispatchGuideIds, guideReferences: guides.guideReferences } : {}),
   };
-  return { record, writes: [insertIntent(record), ...ledgerWrites, ...holdGuides(record)] };
+  return { record, writes: [insertIntent(record), ...ledgerWrites, ...holdGuides(record, guides)] };
 };

@@ -3,7 +3,7 @@ import { StateConflictError, type FieldIssue } from '../../shared/errors.ts';
 import type { DocumentReference } from '../../shared/ports/billing-provider/port.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import type { Write } from '../../shared/table/transaction.ts';
+import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { GuideAlreadyInvoicedError } from './errors.ts';
 import { findIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
 import { fromMicro, lineTotal, toMicro, travelsExactly } from './money.ts';
@@ -38,7 +38,15 @@ export interface FromGuides {
   dispatchGuideIds: string[];
   guideReferences: DocumentReference[];
   issues: FieldIssue[];
+  /** The guides as read that may still move (provider_recorded): the create's transaction checks they did not. */
+  unsettled: Array<{ id: string; version: number }>;
 }
+
+/**
+ * A transaction holds at most 100 items: the intent, a guard per guide and a check per unsettled
+ * guide. 50 guides (the most) all still pending at the tax authority would need 101.
+ */
+const MAX_TRANSACTION_ITEMS = 100;
 
 /** What keeps one named guide from being invoiced, or null when it fits (same tenant, connection, customer, currency). */
 const guideIssue = (guide: GuideRecord | undefined, body: CreateIntentBody): string | null => {
@@ -71,7 +79,7 @@ const requestIssues = (body: CreateIntentBody, ids: string[]): FieldIssue[] => {
 export const linesFromGuides = async (tenantId: string, body: CreateIntentBody): Promise<FromGuides> => {
   const ids = body.dispatchGuideIds ?? [];
   const early = requestIssues(body, ids);
-  if (early.length > 0) return { lines: [], dispatchGuideIds: ids, guideReferences: [], issues: early };
+  if (early.length > 0) return { lines: [], dispatchGuideIds: ids, guideReferences: [], issues: early, unsettled: [] };
   const guides = (await Promise.all(ids.map((id) => findIntent(tenantId, id)))) as Array<GuideRecord | undefined>;
   const issues: FieldIssue[] = [];
   const lines: StoredLine[] = [];
@@ -101,16 +109,22 @@ export const linesFromGuides = async (tenantId: string, body: CreateIntentBody):
   if (issues.length === 0 && lines.length > MAX_LINES) {
     issues.push({ path: 'body.dispatchGuideIds', message: `the guides have ${lines.length} lines together; an invoice holds at most ${MAX_LINES}` });
   }
-  return { lines, dispatchGuideIds: ids, guideReferences, issues };
+  // An issued guide is settled for good (never cancelled, credited or moved again); a provider_recorded one may still be rejected.
+  const unsettled = guides.filter((guide) => guide?.localState === 'provider_recorded').map((guide) => ({ id: guide!.id, version: guide!.version }));
+  if (issues.length === 0 && 1 + ids.length + unsettled.length > MAX_TRANSACTION_ITEMS) {
+    issues.push({ path: 'body.dispatchGuideIds', message: `${unsettled.length} of the guides still wait for the tax authority (provider_recorded); name at most ${MAX_TRANSACTION_ITEMS - 1 - ids.length} such guides with ${ids.length} guides, or reconcile them first` });
+  }
+  return { lines, dispatchGuideIds: ids, guideReferences, issues, unsettled };
 };
 
 /**
  * One guard per guide, written in the invoice's create transaction: it holds the guide for
  * this invoice unless a live invoice already does. Of two invoices created at once naming one
  * guide, one transaction passes this condition; the other answers 409 guide_already_invoiced.
+ * With them, a check that each unsettled guide is still as read.
  */
-export const holdGuides = (record: IntentRecord): Write[] =>
-  (record.dispatchGuideIds ?? []).map((guideId) => ({
+export const holdGuides = (record: IntentRecord, read: Pick<FromGuides, 'unsettled'> = { unsettled: [] }): Write[] => [
+  ...(record.dispatchGuideIds ?? []).map((guideId): Write => ({
     item: {
       Put: {
         TableName: tableName(),
@@ -120,7 +134,27 @@ export const holdGuides = (record: IntentRecord): Write[] =>
       },
     },
     onConditionFailed: (old) => new GuideAlreadyInvoicedError(guideId, typeof old?.invoiceId === 'string' ? old.invoiceId : null),
-  }));
+  })),
+  ...read.unsettled.map((guide) => unchangedGuide(record.tenantId, guide)),
+];
+
+/**
+ * The guide is still as the create read it (issue 29): a provider_recorded guide the tax
+ * authority rejected meanwhile (the reconciler's commit) must not end up on the invoice. If it
+ * moved, the request chain runs the create again on a fresh read (`ReadOutdatedError`), which
+ * answers 201 (it became issued) or 422 naming the guide (it was rejected).
+ */
+const unchangedGuide = (tenantId: string, guide: { id: string; version: number }): Write => ({
+  item: {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.invoiceIntent(tenantId, guide.id),
+      ConditionExpression: 'version = :version AND localState = :recorded',
+      ExpressionAttributeValues: { ':version': guide.version, ':recorded': 'provider_recorded' },
+    },
+  },
+  onConditionFailed: () => new ReadOutdatedError(),
+});
 
 /**
  * Frees the invoice's guides in the transaction that makes it cancelled or rejected. An update,

@@ -101,7 +101,7 @@ const fromItem = (item: Record<string, unknown>): IntentRecord => {
 
 const toItem = (record: IntentRecord) => ({
   ...keys.invoiceIntent(record.tenantId, record.id),
-  ...(record.reconcileDueAt ? keys.invoiceReconcileDue(record.id, record.reconcileDueAt) : {}),
+  ...(record.reconcileDueAt ? keys.invoiceReconcileDue(record.tenantId, record.connectionId, record.id, record.reconcileDueAt) : {}),
   entity: INTENT_ENTITY,
   ...record,
 });

@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { auditWrite, SYSTEM_ACTOR_ID } from '../../shared/audit/entry.ts';
 import { epochSeconds } from '../../shared/clock.ts';
@@ -22,8 +22,14 @@ import { mapStock, mapVariant } from './provider-mapping.ts';
 import { RecordMovedError } from './record-store.ts';
 import type { RecordFields } from './record-schemas.ts';
 
-/** Provider reads a company's notices may cost a minute, whatever the number of its connections. */
+/** Provider reads a company's notices may cost a minute, whatever the number of its connections or sources. */
 export const noticeReadsPerMinute = (): number => Number(process.env.PROVIDER_NOTICE_READS_PER_MINUTE ?? 10) || 10;
+/**
+ * Of those, what the notices of one source network (an IPv4 /32, an IPv6 /64) may cost a minute
+ * (issue 29): a party that knows a company's RUT cannot spend the company's whole minute from one
+ * network, and the provider's own notices are read beside its.
+ */
+export const noticeReadsPerSource = (): number => Number(process.env.PROVIDER_NOTICE_READS_PER_SOURCE ?? 3) || 3;
 
 interface PendingNotice {
   sk: string;
@@ -33,10 +39,21 @@ interface PendingNotice {
   doneBy: string[];
 }
 
+/** A notice in the order of arrival (`Q#…`), pointing at its `N#` item. */
+interface QueuedNotice {
+  sk: string;
+  noticeKey: string;
+  receivedAt: number;
+  source: string;
+}
+
 export type DrainOutcome = 'drained' | 'budget_spent';
+type ReadOutcome = 'read' | 'source_spent' | 'company_spent';
 
 /** Thrown when the notice was recorded anew while it was being read: the new one starts over. */
 class NoticeRenewedError extends Error {}
+class SourceBudgetSpentError extends Error {}
+class CompanyBudgetSpentError extends Error {}
 
 /** The active connections that imported this company (the index entry is written by every import). */
 const connectionsOf = async (clientCode: string): Promise<ConnectionRecord[]> => {
@@ -48,35 +65,55 @@ const connectionsOf = async (clientCode: string): Promise<ConnectionRecord[]> =>
   return found;
 };
 
-const pendingNotices = async (clientCode: string): Promise<PendingNotice[]> => {
-  const { Items = [] } = await table().send(
+const QUEUE_PAGE = 100;
+
+/** A page of the company's notices in the order they arrived (oldest first). */
+const queuedPage = async (clientCode: string, startKey?: Record<string, unknown>, limit = QUEUE_PAGE) => {
+  const page = await table().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.providerNoticePartition(NOTICE_ORIGIN, clientCode), ':prefix': keys.providerNoticePrefix },
+      ExpressionAttributeValues: { ':pk': keys.providerNoticePartition(NOTICE_ORIGIN, clientCode), ':prefix': keys.providerNoticeQueuePrefix },
       ConsistentRead: true,
-      Limit: 25,
+      Limit: limit,
+      ExclusiveStartKey: startKey,
     }),
   );
-  return Items as unknown as PendingNotice[];
+  return { items: (page.Items ?? []) as unknown as QueuedNotice[], next: page.LastEvaluatedKey };
 };
 
-/** One provider read from the company's budget for this minute; false once it is spent. */
-const takeRead = async (clientCode: string, now: Date): Promise<boolean> => {
+const findNotice = async (clientCode: string, noticeKey: string): Promise<PendingNotice | undefined> => {
+  const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: keys.providerNotice(NOTICE_ORIGIN, clientCode, noticeKey), ConsistentRead: true }));
+  return Item as PendingNotice | undefined;
+};
+
+const budgetWrite = (key: Record<string, string>, minute: number, max: number, spent: () => Error): Write => ({
+  item: {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'ADD readsSpent :one SET expiresAt = if_not_exists(expiresAt, :expires), entity = :entity',
+      ConditionExpression: 'attribute_not_exists(readsSpent) OR readsSpent < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': (minute + 2) * 60, ':entity': 'providerNoticeBudget' },
+    },
+  },
+  onConditionFailed: spent,
+});
+
+/** One provider read from the source's share and the company's budget for this minute, both or neither. */
+const takeRead = async (clientCode: string, source: string, now: Date): Promise<ReadOutcome> => {
   const minute = Math.floor(epochSeconds(now) / 60);
   try {
-    await table().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.providerNoticeBudget(NOTICE_ORIGIN, clientCode, minute),
-        UpdateExpression: 'ADD readsSpent :one SET expiresAt = if_not_exists(expiresAt, :expires)',
-        ConditionExpression: 'attribute_not_exists(readsSpent) OR readsSpent < :max',
-        ExpressionAttributeValues: { ':one': 1, ':max': noticeReadsPerMinute(), ':expires': (minute + 2) * 60 },
-      }),
-    );
-    return true;
+    await commit([
+      budgetWrite(keys.providerNoticeSourceBudget(NOTICE_ORIGIN, clientCode, minute, source), minute, noticeReadsPerSource(), () => new SourceBudgetSpentError()),
+      budgetWrite(keys.providerNoticeBudget(NOTICE_ORIGIN, clientCode, minute), minute, noticeReadsPerMinute(), () => new CompanyBudgetSpentError()),
+    ]);
+    return 'read';
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof SourceBudgetSpentError) return 'source_spent';
+    if (error instanceof CompanyBudgetSpentError) return 'company_spent';
+    // Two reads of one company at once: not a spent budget; the next minute's message tries again.
+    if (error instanceof TransactionConflictError) return 'source_spent';
     throw error;
   }
 };
@@ -139,15 +176,24 @@ const refresh = async (clientCode: string, notice: PendingNotice, connection: Co
   }
 };
 
-/** Reads one notice through every connection that has not yet; false once the minute's budget is spent. */
-const readNotice = async (clientCode: string, notice: PendingNotice, connections: ConnectionRecord[], now: Date): Promise<boolean> => {
-  const key = { pk: keys.providerNoticePartition(NOTICE_ORIGIN, clientCode), sk: notice.sk };
+const deleteQueued = (clientCode: string, queued: QueuedNotice) =>
+  table().send(new DeleteCommand({ TableName: tableName(), Key: { pk: keys.providerNoticePartition(NOTICE_ORIGIN, clientCode), sk: queued.sk } }));
+
+/** Reads one queued notice through every connection that has not yet, each read from the budgets. */
+const readNotice = async (clientCode: string, queued: QueuedNotice, connections: ConnectionRecord[], now: Date): Promise<ReadOutcome> => {
+  const notice = await findNotice(clientCode, queued.noticeKey);
+  // Read and deleted already, or recorded anew since (a newer entry stands for it): this entry is done.
+  if (!notice || notice.receivedAt !== queued.receivedAt) {
+    await deleteQueued(clientCode, queued);
+    return 'read';
+  }
   let finished = epochSeconds(now) - notice.receivedAt > NOTICE_KEEP_SECONDS;
   if (!finished) {
     const done = new Set(notice.doneBy ?? []);
     for (const connection of connections) {
       if (done.has(connectionKey(connection))) continue;
-      if (!(await takeRead(clientCode, now))) return false;
+      const budget = await takeRead(clientCode, queued.source, now);
+      if (budget !== 'read') return budget;
       if (await refresh(clientCode, notice, connection, now)) done.add(connectionKey(connection));
     }
     finished = connections.every((connection) => done.has(connectionKey(connection)));
@@ -155,36 +201,56 @@ const readNotice = async (clientCode: string, notice: PendingNotice, connections
   if (finished) {
     // Unless it was recorded anew meanwhile: then the new notice is read in turn.
     await table()
-      .send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'receivedAt = :read', ExpressionAttributeValues: { ':read': notice.receivedAt } }))
+      .send(new DeleteCommand({ TableName: tableName(), Key: keys.providerNotice(NOTICE_ORIGIN, clientCode, queued.noticeKey), ConditionExpression: 'receivedAt = :read', ExpressionAttributeValues: { ':read': notice.receivedAt } }))
       .catch((error) => {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       });
+    await deleteQueued(clientCode, queued);
   }
-  return true;
+  return 'read';
 };
 
 /**
- * The import worker's handling of a company's notices: each pending notice is read through each
- * connection of the company, one provider read at a time from the company's budget (10 a minute).
- * Once it is spent the message comes back at the next minute. Once nothing is pending the drain
- * marker is let go, and looked at again, so a notice recorded meanwhile is never left behind.
+ * One pass over the company's notices, oldest first. A source whose share of the minute is spent
+ * is passed over (its notices wait for the next minute) and the others are read on; the pass ends
+ * when the company's budget is spent or the notices are.
+ */
+const drainPass = async (clientCode: string, connections: ConnectionRecord[], now: Date): Promise<'empty' | 'waiting' | 'budget_spent'> => {
+  const spent = new Set<string>();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await queuedPage(clientCode, startKey);
+    for (const queued of page.items) {
+      if (spent.has(queued.source)) continue;
+      const outcome = await readNotice(clientCode, queued, connections, now);
+      if (outcome === 'company_spent') return 'budget_spent';
+      if (outcome === 'source_spent') spent.add(queued.source);
+    }
+    startKey = page.next;
+  } while (startKey);
+  return spent.size > 0 ? 'waiting' : 'empty';
+};
+
+/**
+ * The import worker's handling of a company's notices: each pending notice, oldest first, is read
+ * through each connection of the company, one provider read at a time from the company's budget
+ * (10 a minute), of which the notices of one source network may spend 3. Once the budget is spent,
+ * or only notices of spent sources are left, the message comes back at the next minute. Once
+ * nothing is pending the drain marker is let go, and looked at again, so a notice recorded
+ * meanwhile is never left behind.
  */
 export const drainNotices = async (message: NoticeDrainMessage, now = new Date()): Promise<DrainOutcome> => {
   const { clientCode } = message;
   const connections = await connectionsOf(clientCode);
   for (;;) {
-    const pending = await pendingNotices(clientCode);
-    if (pending.length === 0) {
-      await table().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerNoticeDrain(NOTICE_ORIGIN, clientCode) }));
-      if ((await pendingNotices(clientCode)).length === 0 || !(await claimDrain(clientCode, now))) return 'drained';
-      continue;
-    }
-    for (const notice of pending) {
-      if (await readNotice(clientCode, notice, connections, now)) continue;
+    const outcome = await drainPass(clientCode, connections, now);
+    if (outcome !== 'empty') {
       // Keeps the marker fresh while its message waits for the next minute.
       await touchDrain(clientCode, now);
       await importQueue().send(message, 61 - (epochSeconds(now) % 60));
       return 'budget_spent';
     }
+    await table().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerNoticeDrain(NOTICE_ORIGIN, clientCode) }));
+    if ((await queuedPage(clientCode, undefined, 1)).items.length === 0 || !(await claimDrain(clientCode, now))) return 'drained';
   }
 };

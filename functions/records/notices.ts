@@ -1,5 +1,6 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { epochSeconds } from '../../shared/clock.ts';
 import { countInWindow } from '../../shared/rate-limit.ts';
@@ -34,11 +35,41 @@ export type Notice = v.InferOutput<typeof Notice>;
 /** What a notice asks to read again: one variant, or one variant's stock (in one office or all). */
 export type NoticeTarget = { topic: 'variant'; variantId: string } | { topic: 'stock'; variantId: string; officeId: string | null };
 
-/** Notices per viewer address and minute (the WAF rate rule sits in front in the cloud as well). */
+/** Notices per source network and minute (the WAF rate rule sits in front in the cloud as well). */
 const perMinute = (): number => Number(process.env.PROVIDER_NOTICE_RATE_LIMIT_PER_MINUTE ?? 300) || 300;
 
-/** A fixed one-minute window per viewer address, counted in the table so every instance sees it. */
-export const countNotice = (viewerAddress: string, now: Date): Promise<void> => countInWindow((minute) => keys.noticeRateWindow(viewerAddress, minute), perMinute(), now);
+/** An IPv6 address as its eight 16-bit groups (`::` expanded, an IPv4 tail as two groups). */
+const ipv6Groups = (address: string): number[] => {
+  let text = address;
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const part = (side: string) => (side === '' ? [] : side.split(':').map((group) => parseInt(group, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+};
+
+/**
+ * The network a notice came from, as rates and budgets count it (issue 29): an IPv4 address
+ * (/32), or the /64 of an IPv6 address, since one IPv6 host is handed a whole /64 and could
+ * otherwise speak from 2^64 addresses. An IPv4-mapped IPv6 address counts as its IPv4 address.
+ */
+export const noticeSource = (viewerAddress: string): string => {
+  const address = viewerAddress.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const kind = isIP(address);
+  if (kind === 4) return `${address}/32`;
+  if (kind !== 6) return address;
+  const groups = ipv6Groups(address.toLowerCase());
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return `${groups[6]! >> 8}.${groups[6]! & 255}.${groups[7]! >> 8}.${groups[7]! & 255}/32`;
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+};
+
+/** A fixed one-minute window per source network, counted in the table so every instance sees it. */
+export const countNotice = (viewerAddress: string, now: Date): Promise<void> => countInWindow((minute) => keys.noticeRateWindow(noticeSource(viewerAddress), minute), perMinute(), now);
 
 /** `variant=2100&office=1` (the provider's notices) or `variantid`/`officeid` in the resource's query. */
 const resourceQuery = (resource: string | undefined): URLSearchParams => {
@@ -63,7 +94,7 @@ export const noticeTarget = (notice: Notice): NoticeTarget | undefined => {
   return undefined;
 };
 
-const noticeKey = (target: NoticeTarget): string => (target.topic === 'stock' ? `stock#${target.variantId}#${target.officeId ?? '*'}` : `variant#${target.variantId}`);
+export const noticeKey = (target: NoticeTarget): string => (target.topic === 'stock' ? `stock#${target.variantId}#${target.officeId ?? '*'}` : `variant#${target.variantId}`);
 
 const conditionFailed = async (write: () => Promise<unknown>): Promise<boolean> => {
   try {
@@ -109,7 +140,8 @@ export const touchDrain = (clientCode: string, now: Date): Promise<unknown> =>
  * worker, within the company's budget (notice-drain.ts). Returns what became of it; nothing the
  * sender is told.
  */
-export const recordNotice = async (input: unknown, now: Date, requestId: string): Promise<'ignored' | 'repeat' | 'recorded' | 'queued'> => {
+export const recordNotice = async (input: unknown, now: Date, requestId: string, viewerAddress = 'unknown'): Promise<'ignored' | 'repeat' | 'recorded' | 'queued'> => {
+  const source = noticeSource(viewerAddress);
   const parsed = v.safeParse(Notice, input);
   if (!parsed.success) return 'ignored';
   const clientCode = normaliseRut(String(parsed.output.cpnId));
@@ -127,7 +159,7 @@ export const recordNotice = async (input: unknown, now: Date, requestId: string)
         TableName: tableName(),
         Key: keys.providerNotice(NOTICE_ORIGIN, clientCode, noticeKey(target)),
         // A notice recorded anew starts over: every connection reads it again.
-        UpdateExpression: 'SET entity = :entity, clientCode = :company, noticeTarget = :target, receivedAt = :at, requestId = :request, doneBy = :none, expiresAt = :expires',
+        UpdateExpression: 'SET entity = :entity, clientCode = :company, noticeTarget = :target, receivedAt = :at, requestId = :request, doneBy = :none, expiresAt = :expires, #source = :source',
         ConditionExpression: 'attribute_not_exists(receivedAt) OR receivedAt <= :repeat',
         ExpressionAttributeValues: {
           ':entity': 'providerNotice',
@@ -138,11 +170,21 @@ export const recordNotice = async (input: unknown, now: Date, requestId: string)
           ':none': [],
           ':expires': at + NOTICE_KEEP_SECONDS,
           ':repeat': at - NOTICE_REPEAT_SECONDS,
+          ':source': source,
         },
+        ExpressionAttributeNames: { '#source': 'source' },
       }),
     ),
   );
   if (repeat) return 'repeat';
+  // Its place in the order of arrival: the drain reads the oldest first, each source in turn (notice-drain.ts).
+  const key = noticeKey(target);
+  await table().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.providerNoticeQueued(NOTICE_ORIGIN, clientCode, now.getTime(), key), entity: 'providerNoticeQueued', noticeKey: key, receivedAt: at, source, expiresAt: at + NOTICE_KEEP_SECONDS },
+    }),
+  );
   if (!(await claimDrain(clientCode, now))) return 'recorded';
   await importQueue().send({ kind: 'notices', origin: NOTICE_ORIGIN, clientCode });
   return 'queued';

@@ -136,7 +136,7 @@ export const providerNoticeOperation = definePublicOperation({
   // No provider call and no wait here: the notice is recorded and the import worker reads it.
   handle: async ({ body, now, sourceIp, requestId }) => {
     await countNotice(sourceIp, now);
-    await recordNotice(body, now, requestId);
+    await recordNotice(body, now, requestId, sourceIp);
     return { status: 202 };
   },
 });

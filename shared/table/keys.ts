@@ -15,7 +15,7 @@ export const tenantPk = (tenantId: string) => `T#${tenantId}`;
 export const DUE_SHARDS = 128;
 /** How many partitions each hour of the outbox-by-time index is spread over (a replay reads them all). */
 export const OUTBOX_SHARDS = 64;
-/** How many partitions the invoice intents due for reconciliation are spread over (the reconciler reads them all). */
+/** How many partitions invoice intents were due on before the due index went per connection (the reconciler still drains them). */
 export const RECONCILE_SHARDS = 32;
 /**
  * The shard of an id: its last 16 bits (random in a UUID v4 or v7, a SHA-256 digest in a delivery
@@ -40,10 +40,17 @@ export const keys = {
   /** Which live invoice holds a dispatch guide (decisions 14: a guide is on at most one live invoice). */
   invoiceGuide: (tenantId: string, guideId: string) => ({ pk: tenantPk(tenantId), sk: `INVGUIDE#${guideId}` }),
   /**
-   * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending), by the
-   * time they are due; spread over a few partitions like the due deliveries.
+   * gsi2 (sparse): intents the reconciler must look at (submitting, unknown, tax pending, a guide
+   * to issue), by the time they are due, one partition per connection: the reconciler reads each
+   * active connection's (found on `PCONN#ACTIVE`) for its share, so no tenant's backlog stands in
+   * front of another's (docs/invoicing.md, "Reconciler").
    */
-  invoiceReconcileDue: (intentId: string, dueAt: string) => ({ gsi2pk: `INVDUE#${shardOf(intentId, RECONCILE_SHARDS)}`, gsi2sk: `${dueAt}#${intentId}` }),
+  invoiceReconcileDue: (tenantId: string, connectionId: string, intentId: string, dueAt: string) => ({
+    gsi2pk: `INVDUE#C#${tenantId}#${connectionId}`,
+    gsi2sk: `${dueAt}#${intentId}`,
+  }),
+  invoiceReconcileConnection: (tenantId: string, connectionId: string) => `INVDUE#C#${tenantId}#${connectionId}`,
+  /** The shared partitions intents were due on before (`INVDUE#{0..31}` by intent id): read only to move what is left there. */
   invoiceReconcilePartition: (shard: number) => `INVDUE#${shard}`,
   /**
    * What sandbox-v1 holds for one connection (documents, one-per-salesId guards, returns, its id
@@ -77,7 +84,8 @@ export const keys = {
   /** Fixed one-minute window of requests per tenant, for the 429 rate limit. */
   rateWindow: (tenantId: string, minute: number) => ({ pk: `RATE#${tenantId}`, sk: String(minute) }),
   /** Fixed one-minute window of one token subject's refused requests (not a member), for its own 429. */
-  noticeRateWindow: (sourceAddress: string, minute: number) => ({ pk: `RATE#NOTICE#${sourceAddress}`, sk: String(minute) }),
+  /** `source` is the viewer's network: an IPv4 address (/32) or an IPv6 /64 (issue 29). */
+  noticeRateWindow: (source: string, minute: number) => ({ pk: `RATE#NOTICE#${source}`, sk: String(minute) }),
   refusedRateWindow: (subjectHash: string, minute: number) => ({ pk: `RATE#SUB#${subjectHash}`, sk: String(minute) }),
   /** A webhook destination; a tenant's destinations are read together by the fan-out. */
   webhookEndpoint: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHEP#${endpointId}` }),
@@ -148,6 +156,14 @@ export const keys = {
   providerNoticePrefix: 'N#',
   providerNoticeDrain: (origin: string, clientCode: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: 'DRAIN' }),
   providerNoticeBudget: (origin: string, clientCode: string, minute: number) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `BUDGET#${minute}` }),
+  /** What one source network (an IPv4 /32, an IPv6 /64) of notices spent of the company's reads this minute (issue 29). */
+  providerNoticeSourceBudget: (origin: string, clientCode: string, minute: number, source: string) => ({ pk: `PNOTICE#${origin}#${clientCode}`, sk: `BUDGET#${minute}#${source}` }),
+  /** A notice in the order it arrived (epoch milliseconds, 13 digits): the drain reads these oldest first; the `N#` item holds its progress. */
+  providerNoticeQueued: (origin: string, clientCode: string, receivedAtMs: number, noticeKey: string) => ({
+    pk: `PNOTICE#${origin}#${clientCode}`,
+    sk: `Q#${String(receivedAtMs).padStart(13, '0')}#${noticeKey}`,
+  }),
+  providerNoticeQueuePrefix: 'Q#',
   /** Outbox: the events a change causes, carried on by the table stream. */
   event: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
   /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryIdFor } from '../../../functions/webhooks/delivery-record.ts';
 import { newId } from '../../../shared/ids.ts';
-import { DUE_SHARDS, keys, OUTBOX_SHARDS, RECONCILE_SHARDS, shardOf } from '../../../shared/table/keys.ts';
+import { DUE_SHARDS, keys, OUTBOX_SHARDS, shardOf } from '../../../shared/table/keys.ts';
 
 /**
  * The sharded keys spread their writes evenly over every shard (docs/capacity.md sizes the counts
@@ -41,13 +41,8 @@ describe('the spread of the sharded keys', () => {
     expectEven(seen, OUTBOX_SHARDS, 'OUTBOX#2026-11-25T01#');
   });
 
-  it('spreads invoice intents due for reconciliation over all reconciler shards', () => {
-    const seen = histogram(RECONCILE_SHARDS * PER_SHARD, () => keys.invoiceReconcileDue(newId(), '2026-11-25T01:00:00.000Z').gsi2pk);
-    expectEven(seen, RECONCILE_SHARDS, 'INVDUE#');
-  });
-
   it('keeps counts at powers of two, so raising one keeps the spread even and every old shard number', () => {
-    for (const shards of [DUE_SHARDS, OUTBOX_SHARDS, RECONCILE_SHARDS]) {
+    for (const shards of [DUE_SHARDS, OUTBOX_SHARDS]) {
       expect(Number.isInteger(Math.log2(shards)), String(shards)).toBe(true);
       // 16 bits of the id decide, so up to 65,536 shards.
       expect(shards).toBeLessThanOrEqual(65_536);
