@@ -1,4 +1,5 @@
-import type { PlanningProblem, PlanningSolution, UnassignedCode } from '../../../shared/planning/problem.ts';
+import type { PlannedVehicleRoute, PlanningProblem, PlanningSolution, UnassignedCode } from '../../../shared/planning/problem.ts';
+import { RouteInfeasibleError, scheduleRoute, type RouteSchedule } from '../../../shared/planning/schedule.ts';
 import { unassignedReasons } from '../../../shared/planning/reasons.ts';
 import type { Preview, PreviewRoute, PreviewStop, UnassignedOrder } from '../preview-schemas.ts';
 import type { DayClock } from './day-clock.ts';
@@ -27,58 +28,38 @@ const reasonMessage = (code: UnassignedCode, ruledOut: number[] | undefined, veh
   }
 };
 
-interface TimedStop {
-  order: number;
-  arrival: number;
-  serviceStart: number;
-  departure: number;
-  meters: number;
-}
-
 const fromThousandths = (value: number): number => Math.round(value) / 1000;
 
 /**
- * The schedule of one vehicle's orders under the travel model, every rule checked: leaving the
- * depot at the shift's start, each arrival the previous departure plus the travel time, service
- * starting at the arrival or the opening of the first window still open, within it, and back by
- * the shift's end; load, stop count and skills within the vehicle's.
+ * One vehicle's route, every rule checked: its times from shared/planning/schedule.ts (each
+ * arrival the previous departure plus the travel time, service at the arrival or the opening of
+ * the first window still open, within it; back by the shift's end), and here its stop count,
+ * skills and load within the vehicle's.
  */
-const timeRoute = (problem: PlanningProblem, vehicleIndex: number, orders: number[]): { stops: TimedStop[]; end: number; meters: number; load: [number, number] } => {
-  const vehicle = problem.vehicles[vehicleIndex];
-  const size = problem.orders.length + 1;
-  if (orders.length === 0 || orders.length > vehicle.maxStops) throw new InfeasibleSolutionError(`vehicle ${vehicleIndex}: ${orders.length} stops, at most ${vehicle.maxStops}`);
-  const load: [number, number] = [0, 0];
-  const stops: TimedStop[] = [];
-  let at = 0;
-  let time = vehicle.shiftStart;
-  let meters = 0;
-  for (const order of orders) {
-    const spec = problem.orders[order];
-    if (!spec) throw new InfeasibleSolutionError(`no order ${order}`);
-    if (spec.skills.some((skill) => !vehicle.skills.includes(skill))) throw new InfeasibleSolutionError(`order ${order} needs a skill vehicle ${vehicleIndex} lacks`);
-    const arrival = time + problem.duration[at * size + order + 1];
-    const window = spec.windows.length === 0 ? [arrival, Infinity] : spec.windows.find(([, close]) => arrival <= close);
-    if (!window) throw new InfeasibleSolutionError(`order ${order}: arrival after its last window`);
-    const serviceStart = Math.max(arrival, window[0]);
-    const leg = problem.distance[at * size + order + 1];
-    stops.push({ order, arrival, serviceStart, departure: serviceStart + spec.service, meters: leg });
-    meters += leg;
-    load[0] += spec.load[0];
-    load[1] += spec.load[1];
-    time = serviceStart + spec.service;
-    at = order + 1;
+const timeRoute = (problem: PlanningProblem, route: PlannedVehicleRoute): RouteSchedule => {
+  const vehicle = problem.vehicles[route.vehicle];
+  if (!vehicle) throw new InfeasibleSolutionError(`no vehicle ${route.vehicle}`);
+  if (route.orders.length > vehicle.maxStops) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: ${route.orders.length} stops, at most ${vehicle.maxStops}`);
+  for (const order of route.orders) {
+    if (problem.orders[order].skills.some((skill) => !vehicle.skills.includes(skill))) throw new InfeasibleSolutionError(`order ${order} needs a skill vehicle ${route.vehicle} lacks`);
   }
-  if (load[0] > vehicle.capacity[0] || load[1] > vehicle.capacity[1]) throw new InfeasibleSolutionError(`vehicle ${vehicleIndex}: load over capacity`);
-  const end = time + problem.duration[at * size];
-  if (end > vehicle.shiftEnd) throw new InfeasibleSolutionError(`vehicle ${vehicleIndex}: back after the shift`);
-  return { stops, end, meters: meters + problem.distance[at * size], load };
+  let schedule: RouteSchedule;
+  try {
+    schedule = scheduleRoute(problem, route);
+  } catch (error) {
+    if (error instanceof RouteInfeasibleError) throw new InfeasibleSolutionError(error.message);
+    throw error;
+  }
+  if (schedule.load[0] > vehicle.capacity[0] || schedule.load[1] > vehicle.capacity[1]) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: load over capacity`);
+  if (schedule.start < vehicle.shiftStart || schedule.end > vehicle.shiftEnd) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: outside its shift`);
+  return schedule;
 };
 
 /**
  * The preview's routes, unassigned orders and totals from the optimizer's solution. Each route
- * leaves the depot as late as it can without moving any service start: by the wait at its first
- * stop (a later departure only shortens that wait), so `durationSeconds` holds no wait that a
- * later start would save. Routes are numbered V1, V2, ... in the order of the request's vehicles.
+ * leaves the depot at the departure that makes it shortest in time (so the first stop never
+ * waits: leaving later by that wait would be shorter), for either objective. Routes are
+ * numbered V1, V2, ... in the order of the request's vehicles.
  */
 export const previewResult = (
   problem: PlanningProblem,
@@ -100,17 +81,14 @@ export const previewResult = (
       if (vehiclesUsed.has(route.vehicle)) throw new InfeasibleSolutionError(`vehicle ${route.vehicle} has two routes`);
       vehiclesUsed.add(route.vehicle);
       route.orders.forEach(place);
-      const { stops, end, meters, load } = timeRoute(problem, route.vehicle, route.orders);
-      const lateBy = stops[0].serviceStart - stops[0].arrival;
-      const start = problem.vehicles[route.vehicle].shiftStart + lateBy;
-      stops[0].arrival += lateBy;
+      const { start, end, distance, duration, load, stops } = timeRoute(problem, route);
       return {
         vehicleRouteId: `V${r + 1}`,
         vehicleId: ids.vehicleIds[route.vehicle],
         startAt: clock.dateTime(start),
         endAt: clock.dateTime(end),
-        distanceMeters: meters,
-        durationSeconds: end - start,
+        distanceMeters: distance,
+        durationSeconds: duration,
         load: { weightKg: fromThousandths(load[0]), volumeM3: fromThousandths(load[1]) },
         stops: stops.map(
           (stop): PreviewStop => ({
@@ -118,8 +96,8 @@ export const previewResult = (
             arrivalAt: clock.dateTime(stop.arrival),
             serviceStartAt: clock.dateTime(stop.serviceStart),
             departureAt: clock.dateTime(stop.departure),
-            waitSeconds: stop.serviceStart - stop.arrival,
-            distanceMetersFromPrevious: stop.meters,
+            waitSeconds: stop.wait,
+            distanceMetersFromPrevious: stop.distanceFromPrevious,
           }),
         ),
       };
