@@ -15,12 +15,15 @@ export const createVehicleOperation = defineOperation({
   permission: 'fleet.write',
   idempotent: true,
   body: CreateVehicleBody,
-  responses: { 201: { description: 'The vehicle', schema: Vehicle } },
+  responses: {
+    201: { description: 'The vehicle', schema: Vehicle },
+    422: { description: '`invalid_vehicle`: an unknown `class`, `ownerKind` or `region`, a `capacity` member not > 0 or with more than 3 decimals, more than 20 `skills` or one outside 1-40 characters (`errors` names each field)' },
+  },
   handle: async ({ body, caller }) => {
     const traits = checkTraits(body);
     // The tenant's region at registration is the vehicle's own from then on.
     const region = traits.region ?? (await tenantRegion(caller.tenantId));
-    const { vehicle, writes } = createVehicle(caller.tenantId, { plate: body.plate, label: body.label, active: body.active, class: traits.class, ownerKind: traits.ownerKind, region }, caller.now);
+    const { vehicle, writes } = createVehicle(caller.tenantId, { ...traits, plate: body.plate, label: body.label, active: body.active, region }, caller.now);
     return { status: 201, body: vehicle, headers: { location: `/v1/fleet/vehicles/${vehicle.id}` }, writes, resourceId: vehicle.id };
   },
 });
@@ -58,7 +61,10 @@ export const updateVehicleOperation = defineOperation({
   permission: 'fleet.write',
   params: IdParams,
   body: UpdateVehicleBody,
-  responses: { 200: { description: 'The vehicle after the change', schema: Vehicle } },
+  responses: {
+    200: { description: 'The vehicle after the change', schema: Vehicle },
+    422: { description: '`invalid_vehicle`: as on create (`errors` names each field)' },
+  },
   handle: async ({ params, body, caller }) => {
     const { vehicle, writes } = await updateVehicle(caller.tenantId, params.id, { version: body.version, plate: body.plate, label: body.label, active: body.active, ...checkTraits(body) }, caller.now);
     return { status: 200, body: vehicle, writes, resourceId: vehicle.id };

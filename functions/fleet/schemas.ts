@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { chileRegionCodes } from '../../shared/chile/regions.ts';
 import { UnprocessableError } from '../../shared/errors.ts';
 import { DateTime, Uuid, Version } from '../../shared/http/schemas.ts';
+import { CapacityInput, VehiclePlanning, VehiclePlanningInput, checkVehiclePlanning, type VehicleCapacity } from './planning.ts';
 
 /** Classes of decisions 11: they pick the technical review, permit and SOAP rules. */
 export const vehicleClasses = ['car', 'van', 'cargo', 'passenger'] as const;
@@ -31,6 +32,7 @@ export const Vehicle = v.pipe(
     class: v.picklist(vehicleClasses),
     ownerKind: v.picklist(ownerKinds),
     region: v.pipe(v.picklist(chileRegionCodes), v.description('ISO 3166-2:CL')),
+    ...VehiclePlanning,
     version: Version,
     createdAt: DateTime,
     updatedAt: DateTime,
@@ -55,6 +57,8 @@ export const CreateVehicleBody = v.strictObject({
   label: Label,
   active: v.optional(v.boolean('must be true or false'), true),
   ...Traits,
+  capacity: v.optional(CapacityInput),
+  skills: VehiclePlanningInput.skills,
 });
 export type CreateVehicleBody = v.InferOutput<typeof CreateVehicleBody>;
 
@@ -64,6 +68,8 @@ export const UpdateVehicleBody = v.strictObject({
   label: v.optional(Label),
   active: v.optional(v.boolean('must be true or false')),
   ...Traits,
+  capacity: v.optional(v.pipe(CapacityInput, v.description('A member left out keeps its value; null makes it unlimited'))),
+  skills: v.optional(v.pipe(VehiclePlanningInput.skills, v.description('Replaces the list'))),
 });
 export type UpdateVehicleBody = v.InferOutput<typeof UpdateVehicleBody>;
 
@@ -71,10 +77,19 @@ export interface VehicleTraits {
   class?: VehicleClass;
   ownerKind?: OwnerKind;
   region?: string;
+  /** A member left out (a PATCH's) keeps the vehicle's value; on create it is null, unlimited. */
+  capacity?: Partial<VehicleCapacity>;
+  skills?: string[];
 }
 
-/** 422 invalid_vehicle naming each field whose value is not one of its list; the checked traits otherwise. */
-export const checkTraits = (body: { class?: string; ownerKind?: string; region?: string }): VehicleTraits => {
+type TraitsBody = { class?: string; ownerKind?: string; region?: string; capacity?: Partial<Record<keyof VehicleCapacity, number | null>>; skills?: string[] };
+
+/**
+ * 422 invalid_vehicle naming each field whose value is not one of its list, and each planning
+ * field (capacity, skills) that breaks its rule; the checked traits otherwise.
+ */
+export const checkTraits = (body: TraitsBody): VehicleTraits => {
+  const planning = checkVehiclePlanning(body);
   const errors = (
     [
       ['class', vehicleClasses],
@@ -83,7 +98,8 @@ export const checkTraits = (body: { class?: string; ownerKind?: string; region?:
     ] as const
   )
     .filter(([field, values]) => body[field] !== undefined && !(values as readonly string[]).includes(body[field]!))
-    .map(([field, values]) => ({ path: `body.${field}`, message: `must be one of ${values.join(', ')}` }));
-  if (errors.length) throw new UnprocessableError(`Unknown ${errors.map((e) => e.path.slice(5)).join(', ')}.`, 'invalid_vehicle', errors);
-  return body as VehicleTraits;
+    .map(([field, values]) => ({ path: `body.${field}`, message: `must be one of ${values.join(', ')}` }))
+    .concat(planning.issues);
+  if (errors.length) throw new UnprocessableError(`Not acceptable: ${errors.map((e) => e.path.slice(5)).join(', ')}.`, 'invalid_vehicle', errors);
+  return { class: body.class as VehicleClass | undefined, ownerKind: body.ownerKind as OwnerKind | undefined, region: body.region, ...planning.value };
 };

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/clock.ts';
 import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -7,6 +7,7 @@ import { table, tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { DEFAULT_REGION, getTenant } from '../../shared/tenancy/tenants.ts';
+import { storedVehiclePlanning, UNLIMITED } from './planning.ts';
 import { DEFAULT_CLASS, DEFAULT_OWNER_KIND, type UpdateVehicleBody, type Vehicle, type VehicleTraits } from './schemas.ts';
 
 /** The region a vehicle without one of its own is in: the tenant's (decisions 13). */
@@ -21,6 +22,7 @@ const toVehicle = (item: Record<string, unknown>, region: string): Vehicle => ({
   class: (item.class as Vehicle['class'] | undefined) ?? DEFAULT_CLASS,
   ownerKind: (item.ownerKind as Vehicle['ownerKind'] | undefined) ?? DEFAULT_OWNER_KIND,
   region: (item.region as Vehicle['region'] | undefined) ?? (region as Vehicle['region']),
+  ...storedVehiclePlanning(item),
   version: item.version as number,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
@@ -37,6 +39,8 @@ const vehicleItem = (tenantId: string, vehicle: Omit<Vehicle, 'region'> & { regi
   class: vehicle.class,
   ownerKind: vehicle.ownerKind,
   region: vehicle.region,
+  capacity: vehicle.capacity,
+  skills: vehicle.skills,
   version: vehicle.version,
   createdAt: vehicle.createdAt,
   updatedAt: vehicle.updatedAt,
@@ -71,6 +75,8 @@ export const createVehicle = (tenantId: string, body: NewVehicle, now: Date, onP
     class: body.class ?? DEFAULT_CLASS,
     ownerKind: body.ownerKind ?? DEFAULT_OWNER_KIND,
     region: body.region as Vehicle['region'] | undefined,
+    capacity: { ...UNLIMITED, ...body.capacity },
+    skills: body.skills ?? [],
     version: 1,
     createdAt: at,
     updatedAt: at,
@@ -98,6 +104,29 @@ export const listVehicles = async (tenantId: string, page: { after?: string; lim
   return queryPage({ pk: tenantPk(tenantId), prefix: keys.vehiclePrefix, after: page.after, limit: page.limit }, (item) => toVehicle(item, region), (v) => v.id);
 };
 
+/**
+ * Several vehicles at once (a preview names up to 100), read consistently in chunks of 100;
+ * ids of no vehicle of this tenant are left out.
+ */
+export const findVehicles = async (tenantId: string, ids: string[]): Promise<Map<string, Vehicle>> => {
+  const found = new Map<string, Vehicle>();
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return found;
+  const region = await tenantRegion(tenantId);
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => keys.vehicle(tenantId, id));
+    while (pending && pending.length > 0) {
+      const response = await table().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+      for (const item of response.Responses?.[tableName()] ?? []) {
+        const vehicle = toVehicle(item, region);
+        found.set(vehicle.id, vehicle);
+      }
+      pending = response.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return found;
+};
+
 /** All of a tenant's vehicles, for resolving a plate or label named in free text. */
 export const allVehicles = async (tenantId: string): Promise<Vehicle[]> => {
   const vehicles: Vehicle[] = [];
@@ -122,6 +151,9 @@ export const updateVehicle = async (tenantId: string, vehicleId: string, body: P
     ownerKind: body.ownerKind ?? current.ownerKind,
     // A vehicle that read the tenant's region keeps it from now on.
     region: (body.region as Vehicle['region'] | undefined) ?? current.region,
+    // A capacity member left out keeps its value; null makes it unlimited.
+    capacity: { ...current.capacity, ...body.capacity },
+    skills: body.skills ?? current.skills,
     version: current.version + 1,
     updatedAt: nowIso(now),
   };

@@ -16,7 +16,7 @@ export const createOrderOperation = defineOperation({
   body: CreateOrderBody,
   responses: {
     201: { description: 'The order, state pending', schema: Order },
-    422: { description: '`invalid_order` (a variant or customer that is not a record of the connection, `connectionId` missing for goods, a quantity or price the provider cannot receive exactly), `connection_not_ready` (the connection is unknown to the tenant or revoked)' },
+    422: { description: '`invalid_order` (planning fields that break their rules: more than 3 or overlapping `timeWindows`, a window whose `from` is not before its `to` or not HH:MM, `serviceMinutes` outside 0-240 or not whole, a `load` below 0 or with more than 3 decimals, more than 10 `skills` or one outside 1-40 characters; a variant or customer that is not a record of the connection, `connectionId` missing for goods, a quantity or price the provider cannot receive exactly), `connection_not_ready` (the connection is unknown to the tenant or revoked)' },
   },
   handle: async ({ body, caller }) => {
     const { order, writes } = await createOrder(caller.tenantId, body, caller.now, caller.publicBaseUrl);

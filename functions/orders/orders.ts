@@ -1,5 +1,5 @@
 import { nowIso } from '../../shared/clock.ts';
-import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
+import { NotFoundError, StateConflictError, VersionMismatchError, type FieldIssue } from '../../shared/errors.ts';
 import { outboxEvent } from '../../shared/events/outbox.ts';
 import { newId } from '../../shared/ids.ts';
 import { tenantPk } from '../../shared/table/keys.ts';
@@ -7,13 +7,30 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
-import { resolveGoods } from './goods.ts';
+import { InvalidOrderError } from './errors.ts';
+import { resolveGoods, type Goods } from './goods.ts';
+import { checkOrderPlanning, resolvePlanning } from './planning.ts';
 import { getOrderRecord, orderItem, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
 import type { CreateOrderBody, Order } from './schemas.ts';
 import { newTrackingToken } from './tracking-token.ts';
 
+/** The goods' problems and the planning fields' are reported together, as one 422 invalid_order. */
+const checkedGoods = async (tenantId: string, body: CreateOrderBody, planningIssues: FieldIssue[]): Promise<Goods> => {
+  let goods: Goods;
+  try {
+    goods = await resolveGoods(tenantId, body);
+  } catch (error) {
+    if (!(error instanceof InvalidOrderError) || planningIssues.length === 0) throw error;
+    throw new InvalidOrderError(error.message, [...((error.extensions.errors as FieldIssue[] | undefined) ?? []), ...planningIssues]);
+  }
+  if (planningIssues.length > 0) throw new InvalidOrderError('The order’s time windows, service minutes, load or skills are not acceptable; errors names each field.', planningIssues);
+  return goods;
+};
+
 export const createOrder = async (tenantId: string, body: CreateOrderBody, now: Date, baseUrl: string): Promise<{ order: Order; writes: Write[] }> => {
-  const goods = await resolveGoods(tenantId, body);
+  const checked = checkOrderPlanning(body);
+  const goods = await checkedGoods(tenantId, body, checked.issues);
+  const planning = await resolvePlanning(tenantId, checked.planning);
   const at = nowIso(now);
   const record: OrderRecord = {
     id: newId(),
@@ -22,6 +39,7 @@ export const createOrder = async (tenantId: string, body: CreateOrderBody, now: 
     address: body.address,
     serviceDate: body.serviceDate,
     ...goods,
+    ...planning,
     state: 'pending',
     trackingToken: newTrackingToken(),
     routeId: null,

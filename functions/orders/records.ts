@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { OrderLineRecord } from './goods-schemas.ts';
+import { storedPlanning } from './planning.ts';
 import type { Order, OrderState } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
 
@@ -11,11 +12,18 @@ export type { OrderLineRecord };
 /**
  * The stored order: the public shape plus the link token (the URL is made when answering) and
  * the provider ids of its customer and variants, resolved at create so a guide needs no reads.
+ * The planning fields (decisions 15) are spelled out: the preview codes against these names.
  */
-export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'lines'> {
+export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'lines' | 'timeWindows' | 'serviceMinutes' | 'load' | 'skills'> {
   trackingToken: string;
   lines: OrderLineRecord[];
   customerExternalId: string | null;
+  /** Ascending, disjoint; empty means any time. */
+  timeWindows: { from: string; to: string }[];
+  /** Resolved at creation (the tenant's trackingStopMinutes unless given); orders stored before: 5. */
+  serviceMinutes: number;
+  load: { weightKg: number; volumeM3: number };
+  skills: string[];
 }
 
 /** Orders stored before goods existed read as orders without goods. */
@@ -37,6 +45,7 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   customerId: (item.customerId as string | undefined) ?? null,
   customerExternalId: (item.customerExternalId as string | undefined) ?? null,
   connectionId: (item.connectionId as string | undefined) ?? null,
+  ...storedPlanning(item),
   state: item.state as OrderState,
   trackingToken: item.trackingToken as string,
   routeId: (item.routeId as string | undefined) ?? null,
@@ -66,6 +75,10 @@ export const orderItem = (tenantId: string, order: OrderRecord) => ({
   customerId: order.customerId ?? undefined,
   customerExternalId: order.customerExternalId ?? undefined,
   connectionId: order.connectionId ?? undefined,
+  timeWindows: order.timeWindows,
+  serviceMinutes: order.serviceMinutes,
+  load: order.load,
+  skills: order.skills,
   state: order.state,
   trackingToken: order.trackingToken,
   routeId: order.routeId ?? undefined,

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { DateTime, IsoDate, Latitude, Longitude, Uuid, Version } from '../../shared/http/schemas.ts';
 import { OrderLine, OrderLineInput, MAX_ORDER_LINES } from './goods-schemas.ts';
+import { OrderPlanning, OrderPlanningInput } from './planning-schemas.ts';
 
 const Text = (max: number) =>
   v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
@@ -32,6 +33,8 @@ export const CreateOrderBody = v.strictObject({
   lines: v.optional(v.pipe(v.array(OrderLineInput, 'must be an array of lines'), v.maxLength(MAX_ORDER_LINES, `must have at most ${MAX_ORDER_LINES} lines`)), []),
   customerId: v.optional(v.nullable(Uuid), null),
   connectionId: v.optional(v.nullable(Uuid), null),
+  // Route planning (decisions 15): when service may start, how long it takes, what it weighs and needs.
+  ...OrderPlanningInput,
 });
 export type CreateOrderBody = v.InferOutput<typeof CreateOrderBody>;
 
@@ -47,6 +50,7 @@ export const Order = v.pipe(
     lines: v.pipe(v.array(OrderLine), v.description('The goods, positions from 1; empty for an order without goods')),
     customerId: v.pipe(v.nullable(Uuid), v.description('A party record of connectionId')),
     connectionId: v.pipe(v.nullable(Uuid), v.description('The billing provider connection whose records the lines and customer name')),
+    ...OrderPlanning,
     state: v.picklist(orderStates),
     trackingUrl: v.pipe(v.string(), v.description('`/t/{token}`, absolute: on PUBLIC_BASE_URL when set, else on the host the client called (relative only where neither is known)')),
     routeId: v.nullable(Uuid),

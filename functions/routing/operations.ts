@@ -1,5 +1,6 @@
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
+import { depotOperations } from './depot-operations.ts';
 import { approvePlan, createPlan, getPlan } from './plans.ts';
 import { ApproveBody, CreatePlanBody, RoutePlan } from './schemas.ts';
 
@@ -49,4 +50,4 @@ export const approvePlanOperation = defineOperation({
   },
 });
 
-export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation];
+export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations];

@@ -20,6 +20,8 @@ export const permissions = {
   'orders.write': staff,
   'plans.read': readers,
   'plans.write': staff,
+  'depots.read': everyone, // decisions 15: every role reads depots
+  'depots.write': adminOnly,
   'routes.read': everyone, // drivers: only routes assigned to them, checked by the operation
   'routes.write': staff,
   'field.act': ['admin', 'operator', 'driver'], // drivers: only on routes assigned to them
