@@ -2,6 +2,7 @@ import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { depotOperations } from './depot-operations.ts';
 import { approvePlan, createPlan, getPlan } from './plans.ts';
+import { previewOperations } from './preview-operations.ts';
 import { ApproveBody, CreatePlanBody, RoutePlan } from './schemas.ts';
 
 const tag = 'Routing';
@@ -50,4 +51,4 @@ export const approvePlanOperation = defineOperation({
   },
 });
 
-export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations];
+export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations, ...previewOperations];
