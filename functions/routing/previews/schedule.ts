@@ -18,7 +18,7 @@ const reasonMessage = (code: UnassignedCode, ruledOut: number[] | undefined, veh
     case 'capacity_exceeded':
       return all ? `Its load is more than any of the ${vehicleCount} vehicles can carry.` : `Its load is more than ${some} can carry.`;
     case 'skills_missing':
-      return all ? `None of the ${vehicleCount} vehicles has every skill it needs.` : `${some} lack a skill it needs.`;
+      return all ? `None of the ${vehicleCount} vehicles has every skill it needs.` : `${some} ${ruledOut?.length === 1 ? 'lacks' : 'lack'} a skill it needs.`;
     case 'time_window_unreachable': {
       const reach = 'serve it within one of its time windows and be back by the end of the shift, even on a route of its own';
       return all ? `None of the ${vehicleCount} vehicles can ${reach}.` : `${some} cannot ${reach}.`;

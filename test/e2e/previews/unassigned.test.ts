@@ -44,4 +44,27 @@ describe('orders a preview cannot route, each with the reasons that are true of 
     // Each 60 kg order on a route is alone on it: two cannot share a vehicle of 100 kg.
     for (const route of preview.routes) expect(route.stops).toHaveLength(1);
   });
+
+  it('names how many vehicles each reason rules out when it is not all of them', async () => {
+    const tenant = await TestTenant.create(stack());
+    const admin = await tenant.member('admin');
+    const operator = await tenant.member('operator');
+    const depot = await makeDepot(tenant, admin);
+    // The cold vehicle is too small, the big one has no cold room: no vehicle can take the order.
+    const vehicles = [await makeVehicle(tenant, admin, { capacity: { weightKg: 100, volumeM3: null }, skills: ['refrigerado'] }), await makeVehicle(tenant, admin, { capacity: { weightKg: 1000, volumeM3: null } })];
+    const cold = await makeOrder(tenant, operator, { latitude: -33.41, longitude: -70.69, load: { weightKg: 300, volumeM3: 0 }, skills: ['refrigerado'] });
+    const request = { serviceDate: SERVICE_DATE, depotId: depot.id, orderIds: [cold.id], vehicles: vehicles.map((v) => ({ vehicleId: v.id, shiftStart: '08:00', shiftEnd: '18:00' })), timeLimitSeconds: 1 };
+    const preview = await waitForPreview(tenant, operator, ok(await tenant.call(operator, 'POST', '/v1/routing/previews', { body: request }), 202).id);
+    checkPreview(preview, { orders: [cold], vehicles, request });
+    expect(preview.routes).toEqual([]);
+    expect(preview.unassigned).toEqual([
+      {
+        orderId: cold.id,
+        reasons: [
+          { code: 'skills_missing', message: '1 of the 2 vehicles lacks a skill it needs.' },
+          { code: 'capacity_exceeded', message: 'Its load is more than 1 of the 2 vehicles can carry.' },
+        ],
+      },
+    ]);
+  });
 });
