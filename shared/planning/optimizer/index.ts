@@ -20,9 +20,11 @@ function solve(problem: PlanningProblem, options: SolveOptions): PlanningSolutio
   if (problem.distance.length !== size * size || problem.duration.length !== size * size) {
     throw new RangeError(`matrices must be ${size} x ${size}`);
   }
-  if (n === 0) return { routes: [], unassigned: [], stats: { iterations: 0, elapsedMs: 0 } };
-  const model = compileModel(problem);
-  const result = search(model, { seconds: options.seconds, seed: options.seed, iterations: options.iterations, cpuStart });
+  // Nothing to search: answer at once rather than spend the budget.
+  const result =
+    n === 0 || problem.vehicles.length === 0
+      ? { routes: [], iterations: 0, elapsedMs: 0 }
+      : search(compileModel(problem), { seconds: options.seconds, seed: options.seed, iterations: options.iterations, cpuStart });
   const routes = result.routes.flatMap((stops, vehicle) => (stops.length > 0 ? [{ vehicle, orders: stops.map((c) => c - 1) }] : []));
   const served = new Uint8Array(n);
   for (const route of routes) for (const order of route.orders) served[order] = 1;
