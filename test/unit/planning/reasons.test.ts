@@ -47,3 +47,10 @@ describe('unassigned reasons', () => {
     expect(unassignedReasons(problem, 2)).toEqual({ codes: ['no_room'], ruledOut: {}, vehicleCount: 1 });
   });
 });
+
+describe('a fleet of no vehicles', () => {
+  it('leaves every order unassigned and claims no reason it cannot back', () => {
+    const problem = planeProblem([0, 0], [{ at: [10, 0] }], []);
+    expect(solve(problem)).toMatchObject({ routes: [], unassigned: [{ order: 0, codes: [] }] });
+  });
+});
