@@ -100,6 +100,20 @@ export async function runCity(argv: string[]): Promise<void> {
       return json;
     };
 
+    /**
+     * The local worker solves on this process's main thread, so the gateway answers nothing
+     * meanwhile; afterwards its keep-alive timers close idle sockets the client may just be
+     * reusing (ECONNRESET). A read is safe to repeat.
+     */
+    const read = async (id: string, attempts = 3): Promise<any> => {
+      try {
+        return await api('GET', `/v1/routing/previews/${id}`);
+      } catch (error) {
+        if (attempts <= 1 || !(error instanceof TypeError)) throw error;
+        return read(id, attempts - 1);
+      }
+    };
+
     const orders = cityOrders(count, seed, values.date);
     const fleet = cityFleet();
     const seeding = performance.now();
@@ -130,7 +144,7 @@ export async function runCity(argv: string[]): Promise<void> {
     while (preview.state === 'queued' || preview.state === 'solving') {
       if (performance.now() > deadline) throw new Error(`preview ${preview.id} still ${preview.state} after ${((performance.now() - posted) / 1000).toFixed(0)} s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      preview = await api('GET', `/v1/routing/previews/${preview.id}`);
+      preview = await read(preview.id);
     }
     const readySeconds = (performance.now() - posted) / 1000;
     const cpu = process.cpuUsage(cpuBefore);

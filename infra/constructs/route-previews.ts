@@ -38,14 +38,18 @@ export const PREVIEW_WORKER_MEMORY_MB = 1769;
 
 /**
  * The longest solve (timeLimitSeconds at most 120 CPU seconds, on one full core about as many
- * wall seconds), plus a minute to load up to 1,000 orders, build the matrices and commit the routes.
+ * wall seconds), plus a minute to load up to 1,000 orders, build the matrices and commit the
+ * routes: the worker's longest lease (functions/routing/previews/lifecycle.ts, time limit plus a
+ * 60 s margin from the claim). The claim comes after the invocation starts, so Lambda stops a
+ * worker no later than its lease ends and never leaves it running while another takes it over.
  */
 export const PREVIEW_WORKER_TIMEOUT = Duration.seconds(MAX_TIME_LIMIT_SECONDS + 60);
 
 /**
  * AWS's advice for an SQS event source: a visibility timeout of at least six times the
  * function's timeout, so a message Lambda is still retrying through throttles is not handed out
- * again meanwhile. A crashed worker's preview does not wait for it: the sweeper queues it again.
+ * again meanwhile. A crashed or overtaken worker's preview does not wait for it: the sweeper sends
+ * a new message once the lease has ended (a queued preview's after a minute).
  */
 export const PREVIEW_QUEUE_VISIBILITY = Duration.seconds(6 * PREVIEW_WORKER_TIMEOUT.toSeconds());
 
@@ -55,8 +59,8 @@ const BACKLOG_ALARM_SECONDS = 600;
 /**
  * Route previews of decisions 15: the queue the routing function sends each new preview to, its
  * dead-letter queue, the worker that solves one preview per invocation, and the every-minute
- * sweeper that queues a crashed worker's preview again and fails one past its time limit plus
- * 5 minutes. The worker and sweeper get exactly the table access of their entries in functions/jobs.ts.
+ * sweeper that sends a queued preview's message again after a minute, a solving one's when its
+ * worker's lease ended, and fails one past its time limit plus 5 minutes. The worker and sweeper get exactly the table access of their entries in functions/jobs.ts.
  */
 export class RoutePreviews extends Construct {
   readonly queue: Queue;
@@ -106,7 +110,7 @@ export class RoutePreviews extends Construct {
     // A failed run is repeated by the next one a minute later; async retries would only overlap it.
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0 });
     new Rule(this, 'EveryMinute', {
-      description: 'Queues again the previews of crashed workers, and fails previews past their time limit plus 5 minutes',
+      description: 'Sends again the messages of previews not started or whose worker lease ended, and fails previews past their time limit plus 5 minutes',
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 0 })],
     });

@@ -3,6 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { previewSweeper, previewWorker } from '../../functions/jobs.ts';
 import { MAX_TIME_LIMIT_SECONDS } from '../../functions/routing/preview-schemas.ts';
+import { leaseMarginSeconds } from '../../functions/routing/previews/lifecycle.ts';
 import type { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
 
@@ -60,10 +61,15 @@ describe('the preview queue', () => {
 });
 
 describe('the preview worker', () => {
-  it('has one full vCPU (1,769 MB) and the longest solve plus a minute of set-up and commit', () => {
+  it('has one full vCPU (1,769 MB), and stops by the time the longest lease ends', () => {
     const worker = resource(previews().worker.function);
     expect(worker.Metadata?.['delivery-ops:function']).toBe(previewWorker.name);
-    expect(worker.Properties).toMatchObject({ MemorySize: 1769, Timeout: MAX_TIME_LIMIT_SECONDS + 60, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    expect(worker.Properties).toMatchObject({ MemorySize: 1769, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    // A claim lasts the time limit plus the lease margin from when the worker took it, after its
+    // invocation began: at the longest limit, Lambda has stopped a worker before another may claim
+    // its preview, and a minute of the timeout is left for loading, the matrices and the commit.
+    expect(worker.Properties.Timeout).toBe(MAX_TIME_LIMIT_SECONDS + leaseMarginSeconds());
+    expect(worker.Properties.Timeout - MAX_TIME_LIMIT_SECONDS).toBeGreaterThanOrEqual(60);
     expect(Object.keys(worker.Properties.Environment.Variables).sort()).toEqual(['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
   });
 
