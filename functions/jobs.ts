@@ -60,4 +60,20 @@ export const importSchedule: JobFunction = {
   table: { items: ['GetItem', 'PutItem'], queries: ['gsi2'] },
 };
 
-export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler, importWorker, importSchedule];
+export const previewWorker: JobFunction = {
+  name: 'preview-worker',
+  entry: 'functions/routing/previews/worker-handler.ts',
+  // Reads the preview and its orders (BatchGetItem); claims it (UpdateItem) with its audit entry,
+  // then ends it (PutItem) with its audit entry and outbox event (decisions 15).
+  table: { items: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'] },
+};
+
+export const previewSweeper: JobFunction = {
+  name: 'preview-sweeper',
+  entry: 'functions/routing/previews/sweeper-handler.ts',
+  // Finds due previews on gsi2's PREVIEWDUE# shards; moves a re-sent one's next look (UpdateItem);
+  // fails an overdue one (PutItem) with its audit entry and outbox event.
+  table: { items: ['UpdateItem', 'PutItem'], queries: ['gsi2'] },
+};
+
+export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler, importWorker, importSchedule, previewWorker, previewSweeper];

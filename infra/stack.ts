@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
 import { IMPORT_WORKER_CONCURRENCY } from './constructs/record-imports.ts';
+import { PREVIEW_WORKER_CONCURRENCY, RoutePreviews } from './constructs/route-previews.ts';
 import { WEBHOOK_WORKER_CONCURRENCY } from './constructs/webhook-pipeline.ts';
 import { OidcParameters } from './constructs/oidc-parameters.ts';
 import type { StackProps } from 'aws-cdk-lib';
@@ -50,7 +51,7 @@ export interface DeliveryOpsStackProps extends StackProps {
   /**
    * The account's Lambda concurrency quota (Service Quotas, "Concurrent executions"). Only when it
    * is stated and leaves UNRESERVED_CONCURRENCY_MINIMUM after the reservations (tracking, webhook
-   * worker, import worker) are they made; otherwise none is, and the queues' maximum concurrency
+   * worker, import worker, preview worker) are they made; otherwise none is, and the queues' maximum concurrency
    * still bounds the workers. @default unknown: no reservations
    */
   lambdaConcurrencyQuota?: number;
@@ -79,6 +80,7 @@ export class DeliveryOpsStack extends Stack {
   readonly invoiceReconciler: InvoiceReconciler;
   readonly tracking: TrackingProjection;
   readonly imports?: RecordImports;
+  readonly previews?: RoutePreviews;
   readonly alarms: Alarms;
   /** Whether the functions' concurrency is reserved (see lambdaConcurrencyQuota). */
   readonly concurrencyReserved: boolean;
@@ -105,7 +107,11 @@ export class DeliveryOpsStack extends Stack {
     const quotaSetting = setting('lambdaConcurrencyQuota');
     const quota = quotaSetting === undefined ? undefined : Number(quotaSetting);
     if (quota !== undefined && (!Number.isInteger(quota) || quota < 1)) throw new Error('lambdaConcurrencyQuota must be a positive integer (the account\'s concurrent executions quota)');
-    const reservations = trackingConcurrency + WEBHOOK_WORKER_CONCURRENCY + (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0);
+    const reservations =
+      trackingConcurrency +
+      WEBHOOK_WORKER_CONCURRENCY +
+      (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0) +
+      (groups.some((g) => g.name === 'routing') ? PREVIEW_WORKER_CONCURRENCY : 0);
     this.concurrencyReserved = quota !== undefined && quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
     if (!this.concurrencyReserved) {
       Annotations.of(this).addWarningV2(
@@ -152,6 +158,8 @@ export class DeliveryOpsStack extends Stack {
     if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops', reserveConcurrency: this.concurrencyReserved });
     const field = this.functions.byGroup.get('field');
     if (this.imports && field) new DispatchGuideIssuing(this, 'DispatchGuides', { imports: this.imports, fieldFunction: field });
+    const routing = this.functions.byGroup.get('routing');
+    if (routing) this.previews = new RoutePreviews(this, 'Previews', { data: this.data, apiFunction: routing, serviceName: 'delivery-ops', reserveConcurrency: this.concurrencyReserved });
     const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
     const providerSettings = props.billingProvider ?? {
       apiUrl: context('providerApiUrl'),
@@ -188,17 +196,20 @@ export class DeliveryOpsStack extends Stack {
         ['tracking-projection', this.tracking.projector.function] as const,
         ['invoice-reconciler', this.invoiceReconciler.fn.function] as const,
         ...(this.imports?.functions ?? []),
+        ...(this.previews?.functions ?? []),
       ]),
       deadLetterQueues: new Map([
         ['WebhookDeadLetters', this.webhooks.deadLetterQueue],
         ['WebhookStreamFailures', this.webhookPipeline.streamFailures],
         ['TrackingStreamFailures', this.tracking.streamFailures],
         ...(this.imports ? [['ImportDeadLetters', this.imports.deadLetterQueue] as const] : []),
+        ...(this.previews ? [['PreviewDeadLetters', this.previews.deadLetterQueue] as const] : []),
       ]),
       email: alarmEmail,
     });
     this.alarms.notify(this.webhookPipeline.attemptsBacklogAlarm);
     if (this.imports) this.alarms.notify(this.imports.backlogAlarm);
+    if (this.previews) this.alarms.notify(this.previews.backlogAlarm);
 
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });

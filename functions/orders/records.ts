@@ -64,6 +64,7 @@ export const toOrder = ({ trackingToken, customerExternalId: _c, lines, ...rest 
 
 export const orderItem = (tenantId: string, order: OrderRecord) => ({
   ...opsKeys.order(tenantId, order.id),
+  ...opsKeys.ordersByDate(tenantId, order.serviceDate, order.id),
   entity: 'order',
   tenantId,
   orderId: order.id,

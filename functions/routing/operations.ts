@@ -3,6 +3,7 @@ import { IdParams } from '../../shared/http/schemas.ts';
 import { depotOperations } from './depot-operations.ts';
 import { approvePlan, createPlan, getPlan } from './plans.ts';
 import { previewMapOperation } from './preview-map-operation.ts';
+import { previewOperations } from './preview-operations.ts';
 import { ApproveBody, CreatePlanBody, RoutePlan } from './schemas.ts';
 
 const tag = 'Routing';
@@ -60,4 +61,4 @@ export const approvePlanOperation = defineOperation({
   },
 });
 
-export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations, previewMapOperation];
+export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations, ...previewOperations, previewMapOperation];

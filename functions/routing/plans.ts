@@ -32,6 +32,7 @@ export type PlanRecord = RoutePlan & { plannedArrivals: Record<string, string> }
 
 const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<string, string> = {}) => ({
   ...opsKeys.plan(tenantId, plan.id),
+  ...opsKeys.plansByDate(tenantId, plan.serviceDate, plan.id),
   entity: 'route-plan',
   tenantId,
   planId: plan.id,

@@ -1,18 +1,11 @@
-const EARTH_RADIUS_KM = 6371;
+import { greatCircleMeters, type Point } from '../../shared/planning/travel.ts';
+
+export type { Point };
+
 const rad = (deg: number) => (deg * Math.PI) / 180;
 
-export interface Point {
-  latitude: number;
-  longitude: number;
-}
-
-/** Great-circle distance; "straight-line" in decisions 7. */
-export const distanceKm = (a: Point, b: Point): number => {
-  const dLat = rad(b.latitude - a.latitude);
-  const dLon = rad(b.longitude - a.longitude);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.latitude)) * Math.cos(rad(b.latitude)) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
-};
+/** Great-circle distance; "straight-line" in decisions 7, the travel model's distance (decisions 15). */
+export const distanceKm = (a: Point, b: Point): number => greatCircleMeters(a, b) / 1000;
 
 /** Initial bearing from a to b in degrees, 0 = north, clockwise. */
 export const bearingDeg = (a: Point, b: Point): number => {

@@ -5,7 +5,8 @@ import { DEFAULT_TIME_ZONE, DEFAULT_TRACKING_SPEED_KMH, DEFAULT_TRACKING_STOP_MI
 import { getMemberById } from '../../shared/tenancy/members.ts';
 import { findRoute, readRoutePartition, type StopRecord } from '../field/records.ts';
 import { findOrder, type OrderRecord } from '../orders/records.ts';
-import { distanceKm, relativeTo, round3, type Point } from './geo.ts';
+import { legSeconds } from '../../shared/planning/travel.ts';
+import { relativeTo, round3, type Point } from './geo.ts';
 import { LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
 import type { ViewRecord } from './view-record.ts';
 import { trackedGuideNumber } from './guide-views.ts';
@@ -73,15 +74,19 @@ export const projectOrder = async (tenantId: string, orderId: string, builtAt = 
   return { routeId };
 };
 
+/**
+ * The travel model of route planning (decisions 15): each leg's time rounded up to the second,
+ * then the minutes spent at each stop before the recipient's.
+ */
 const travelSeconds = (from: Point, path: Point[], tenant: TenantSettings): number => {
-  let km = 0;
+  let seconds = 0;
   let at = from;
   for (const next of path) {
-    km += distanceKm(at, next);
+    seconds += legSeconds(at, next, tenant.speedKmh);
     at = next;
   }
   const stopsBefore = path.length - 1;
-  return Math.round((km / tenant.speedKmh) * 3600 + stopsBefore * tenant.minutesPerStop * 60);
+  return seconds + stopsBefore * tenant.minutesPerStop * 60;
 };
 
 /**

@@ -43,6 +43,10 @@ const entries: { [T in EventType]: Entry<T> } = {
     description: 'A route plan was approved.',
     example: { routePlanId: '0192f7a2-2222-7c30-8d4e-7f8a9b0c1d23', previewId: '0192f7a2-2222-7c30-8d4e-7f8a9b0c1d24', routeCount: 3, unassignedCount: 1 },
   },
+  'routing.preview.completed': {
+    description: 'A route preview ended: ready (its routes can be read and turned into a plan) or failed.',
+    example: { previewId: '0192f7a2-2222-7c30-8d4e-7f8a9b0c1d24', serviceDate: '2026-03-02', state: 'ready', routeCount: 3, unassignedCount: 1 },
+  },
   'field.route.assigned': {
     description: 'A route of an approved plan was assigned to a vehicle.',
     example: {

@@ -17,6 +17,7 @@ import { trackingRateLimit } from './tracking-rate-limit.ts';
 import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
 import { startLocalInvoiceReconciler, type LocalInvoiceReconciler } from './invoice-reconciler.ts';
 import { startLocalImports, type LocalImports } from './imports.ts';
+import { startLocalPreviews, type LocalPreviews } from './previews.ts';
 import { memoryCheckpoints, StreamReader, type Checkpoints, type StreamConsumer } from './stream-reader.ts';
 
 export interface LocalStackOptions {
@@ -42,6 +43,7 @@ export interface LocalStack extends StackInfo {
   webhooks: LocalWebhooks;
   invoiceReconciler: LocalInvoiceReconciler;
   imports: LocalImports;
+  previews: LocalPreviews;
   stop(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir });
   const invoiceReconciler = await startLocalInvoiceReconciler();
   const imports = await startLocalImports({ stateDir: inMemory ? undefined : runtimeDir });
+  const previews = await startLocalPreviews({ stateDir: inMemory ? undefined : runtimeDir });
   const consumers: Record<string, StreamConsumer> = { ...(options.extraStreamConsumers ?? {}) };
   // Each consumer is its own Lambda in the cloud (an event source mapping each).
   for (const group of streamConsumerGroups) consumers[group.name] = invokedAs(group.name, await group.load());
@@ -116,11 +119,13 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
     webhooks,
     invoiceReconciler,
     imports,
+    previews,
     stop: async () => {
       invoiceReconciler.stop();
       await gateway.close();
       await reader.stop();
       await imports.stop();
+      await previews.stop();
       await webhooks.stop();
       resetTableClient();
       await dynamo?.stop();

@@ -1,4 +1,5 @@
 import type { ImportQueuePort } from '../ports/import-queue.ts';
+import type { PreviewQueuePort } from '../ports/preview-queue.ts';
 import type { KeyService } from '../ports/key-service.ts';
 import type { QueuePort } from '../ports/queue.ts';
 import type { SchedulerPort } from '../ports/scheduler.ts';
@@ -37,6 +38,11 @@ export const recordingQueue = (queue: QueuePort): QueuePort =>
 export const recordingImportQueue = (queue: ImportQueuePort): ImportQueuePort =>
   beforeEach(queue, {
     send: () => recordCall({ action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'IMPORT_QUEUE_URL' } }),
+  });
+
+export const recordingPreviewQueue = (queue: PreviewQueuePort): PreviewQueuePort =>
+  beforeEach(queue, {
+    send: () => recordCall({ action: 'sqs:SendMessage', resource: { kind: 'sqs-queue', setting: 'PREVIEW_QUEUE_URL' } }),
   });
 
 export const recordingScheduler = (scheduler: SchedulerPort): SchedulerPort =>

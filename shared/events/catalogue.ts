@@ -24,6 +24,8 @@ export const eventDataSchemas = {
   'finance.invoice.issued': invoiceData,
   'finance.invoice.rejected': invoiceData,
   'routing.plan.approved': v.strictObject({ routePlanId: Uuid, previewId: Uuid, routeCount: Count, unassignedCount: Count }),
+  // decisions 15: a route preview ended; its routes are read with GET /v1/routing/previews/{id}.
+  'routing.preview.completed': v.strictObject({ previewId: Uuid, serviceDate: Day, state: v.picklist(['ready', 'failed']), routeCount: Count, unassignedCount: Count }),
   'field.route.assigned': v.strictObject({
     routeId: Uuid,
     routePlanId: Uuid,

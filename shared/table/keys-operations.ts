@@ -1,4 +1,9 @@
-import { tenantPk } from './keys.ts';
+import { shardOf, tenantPk } from './keys.ts';
+
+/** How many partitions the previews the sweeper watches are spread over (it reads them all; only ever raise it, to a power of two). */
+export const PREVIEW_DUE_SHARDS = 8;
+/** The preview sweeper's index partitions are `PREVIEWDUE#<shard>`. */
+export const PREVIEW_DUE_PARTITION_PREFIX = 'PREVIEWDUE#';
 
 /**
  * Key builders of the operations area (orders, plans, routes, stops, tracking views), beside
@@ -9,7 +14,11 @@ const routePartition = (tenantId: string, routeId: string) => `${tenantPk(tenant
 export const opsKeys = {
   order: (tenantId: string, orderId: string) => ({ pk: tenantPk(tenantId), sk: `ORDER#${orderId}` }),
   orderPrefix: 'ORDER#',
+  /** gsi1: a service date's orders, for a preview of "every pending order of the day" (decisions 15). */
+  ordersByDate: (tenantId: string, serviceDate: string, orderId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#ORDERS#${serviceDate}`, gsi1sk: `ORDER#${orderId}` }),
   plan: (tenantId: string, planId: string) => ({ pk: tenantPk(tenantId), sk: `PLAN#${planId}` }),
+  /** gsi1: a service date's plans, whose orders a preview of the day leaves out (decisions 15). */
+  plansByDate: (tenantId: string, serviceDate: string, planId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PLANS#${serviceDate}`, gsi1sk: `PLAN#${planId}` }),
   /** Guards "one route per planned vehicle route": written with the route, never removed. */
   planRouteClaim: (tenantId: string, planId: string, vehicleRouteId: string) => ({ pk: `${tenantPk(tenantId)}#PLAN#${planId}`, sk: `VROUTE#${vehicleRouteId}` }),
   route: (tenantId: string, routeId: string) => ({ pk: tenantPk(tenantId), sk: `ROUTE#${routeId}` }),
@@ -29,6 +38,11 @@ export const opsKeys = {
   /** A route preview (decisions 15); gsi1 lists a service date's previews, newest first (ids are UUID v7). */
   preview: (tenantId: string, previewId: string) => ({ pk: tenantPk(tenantId), sk: `PREVIEW#${previewId}` }),
   previewsByDate: (tenantId: string, serviceDate: string, previewId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PREVIEWS#${serviceDate}`, gsi1sk: `PREVIEW#${previewId}` }),
+  /**
+   * gsi2 (sparse): a preview the sweeper must look at by `dueAt`, set while it is queued or
+   * solving and removed when it ends (functions/routing/previews/sweep.ts).
+   */
+  previewDue: (previewId: string, dueAt: string) => ({ gsi2pk: `${PREVIEW_DUE_PARTITION_PREFIX}${shardOf(previewId, PREVIEW_DUE_SHARDS)}`, gsi2sk: `${dueAt}#${previewId}` }),
   /** A depot (decisions 15). */
   depot: (tenantId: string, depotId: string) => ({ pk: tenantPk(tenantId), sk: `DEPOT#${depotId}` }),
   depotPrefix: 'DEPOT#',

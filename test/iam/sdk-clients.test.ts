@@ -17,6 +17,7 @@ const RECORDED_CLIENT_FILES = [
   'shared/ports/key-service.ts',
   'shared/ports/secrets.ts', // wrapped in secrets()
   'shared/ports/import-queue.ts', // wrapped by recordingImportQueue in importQueue()
+  'shared/ports/preview-queue.ts', // wrapped by recordingPreviewQueue in previewQueue()
   'functions/edge/origin-secret-rotation.ts', // UNRECORDED_FUNCTIONS in deployed-functions.ts says why
 ];
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionGroups } from '../../functions/index.ts';
+import { jobFunctions } from '../../functions/jobs.ts';
 import { FUNCTION_NAME_METADATA } from '../../infra/constructs/service-function.ts';
 import { TemplateNames, type Template } from '../iam/template-names.ts';
 import { sharedAssembly } from './synth.ts';
@@ -88,6 +89,8 @@ describe('the deployed bundles', () => {
     expect(names.length).toBeGreaterThanOrEqual(functionGroups.length + 5);
     expect(new Set(names).size).toBe(names.length);
     for (const group of functionGroups) expect(names).toContain(group.name);
+    // Queue consumers and scheduled jobs (the preview worker and sweeper among them) are bundled too.
+    for (const job of jobFunctions) expect(names).toContain(job.name);
   });
 
   it('answer an API Gateway v2 request with problem+json, each endpoint group', async () => {

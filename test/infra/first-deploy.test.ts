@@ -34,23 +34,25 @@ beforeAll(() => {
 describe('reserved concurrency (a new account often has a quota of 10)', () => {
   const reserved = (s: Synth) =>
     Object.fromEntries(s.resources('AWS::Lambda::Function').flatMap(([id, r]) => (r.Properties.ReservedConcurrentExecutions === undefined ? [] : [[id, r.Properties.ReservedConcurrentExecutions]])));
-  const needed = DEFAULT_TRACKING_CONCURRENCY + 20 + 5 + UNRESERVED_CONCURRENCY_MINIMUM;
+  const needed = DEFAULT_TRACKING_CONCURRENCY + 20 + 5 + 2 + UNRESERVED_CONCURRENCY_MINIMUM;
 
   it('reserves nothing unless the quota is stated, and the queues still bound the workers', () => {
     expect(reserved(plain)).toEqual({});
-    const { webhookPipeline, imports } = plain.stack;
+    const { webhookPipeline, imports, previews } = plain.stack;
     const maximum = (fnId: string) => plain.resources('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === fnId)![1].Properties.ScalingConfig.MaximumConcurrency;
     expect(maximum(plain.idOf(webhookPipeline.worker.function))).toBe(20);
     expect(maximum(plain.idOf(imports!.worker.function))).toBe(5);
+    expect(maximum(plain.idOf(previews!.worker.function))).toBe(2);
   });
 
-  it('reserves 50, 20 and 5 when the stated quota leaves Lambda its 100 unreserved', () => {
-    expect(needed).toBe(175);
+  it('reserves 50, 20, 5 and 2 when the stated quota leaves Lambda its 100 unreserved', () => {
+    expect(needed).toBe(177);
     const s = synth({ lambdaConcurrencyQuota: String(needed) });
     expect(reserved(s)).toEqual({
       [s.idOf(s.stack.functions.functionFor('tracking'))]: DEFAULT_TRACKING_CONCURRENCY,
       [s.idOf(s.stack.webhookPipeline.worker.function)]: 20,
       [s.idOf(s.stack.imports!.worker.function)]: 5,
+      [s.idOf(s.stack.previews!.worker.function)]: 2,
     });
   });
 

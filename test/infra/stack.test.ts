@@ -80,6 +80,8 @@ describe('functions', () => {
         : [];
       // The integrations group also queues imports (record-imports.ts), the field group a route's dispatch guides (dispatch-guides.ts).
       if (id.startsWith('FunctionsIntegrations') || id.startsWith('FunctionsField')) ports.push('IMPORT_QUEUE_URL');
+      // The routing group queues route previews (route-previews.ts).
+      if (id.startsWith('FunctionsRouting')) ports.push('PREVIEW_QUEUE_URL');
       expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
         // ORIGIN_VERIFY_SECRET_ARN: the origin check (test/infra/edge.test.ts).
         ['NODE_OPTIONS', 'OIDC_AUDIENCE', 'OIDC_ISSUER', 'OIDC_MFA_ENFORCED', 'ORIGIN_VERIFY_SECRET_ARN', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME', ...ports].sort(),
@@ -293,7 +295,7 @@ describe('logs and alarms', () => {
     const alarms = resources('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
     expect(alarms.filter((a) => a.Namespace === 'AWS/ApiGateway' && a.MetricName === '5xx')).toHaveLength(1);
-    // Every function: the endpoint groups and the webhook pipeline's fan-out, worker and sweeper.
+    // Every function: the endpoint groups, the webhook pipeline's, the jobs' and the stream consumers'.
     const functionCount = resources('AWS::Lambda::Function').length;
     expect(alarms.filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === 'Throttles')).toHaveLength(functionCount);
     expect(alarms.filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === 'Errors')).toHaveLength(functionCount);

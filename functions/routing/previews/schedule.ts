@@ -1,0 +1,124 @@
+import type { PlannedVehicleRoute, PlanningProblem, PlanningSolution, UnassignedCode } from '../../../shared/planning/problem.ts';
+import { RouteInfeasibleError, scheduleRoute, type RouteSchedule } from '../../../shared/planning/schedule.ts';
+import { unassignedReasons } from '../../../shared/planning/reasons.ts';
+import type { Preview, PreviewRoute, PreviewStop, UnassignedOrder } from '../preview-schemas.ts';
+import type { DayClock } from './day-clock.ts';
+
+/** The optimizer answered something that breaks a rule of decisions 15: the preview fails rather than show it. */
+export class InfeasibleSolutionError extends Error {}
+
+/**
+ * Each reason told as it is (decisions 15): shared/planning/reasons.ts names, per code, the
+ * vehicles it rules out, so a message says "all" only when it is all of them.
+ */
+const reasonMessage = (code: UnassignedCode, ruledOut: number[] | undefined, vehicleCount: number): string => {
+  const all = !ruledOut || ruledOut.length === vehicleCount;
+  const some = `${ruledOut?.length ?? 0} of the ${vehicleCount} vehicles`;
+  switch (code) {
+    case 'capacity_exceeded':
+      return all ? `Its load is more than any of the ${vehicleCount} vehicles can carry.` : `Its load is more than ${some} can carry.`;
+    case 'skills_missing':
+      return all ? `None of the ${vehicleCount} vehicles has every skill it needs.` : `${some} ${ruledOut?.length === 1 ? 'lacks' : 'lack'} a skill it needs.`;
+    case 'time_window_unreachable': {
+      const reach = 'serve it within one of its time windows and be back by the end of the shift, even on a route of its own';
+      return all ? `None of the ${vehicleCount} vehicles can ${reach}.` : `${some} cannot ${reach}.`;
+    }
+    case 'no_room':
+      return 'A vehicle of the preview could serve it on a route of its own, but it does not fit beside the orders on the routes found.';
+  }
+};
+
+const fromThousandths = (value: number): number => Math.round(value) / 1000;
+
+/**
+ * One vehicle's route, every rule checked: its times from shared/planning/schedule.ts (each
+ * arrival the previous departure plus the travel time, service at the arrival or the opening of
+ * the first window still open, within it; back by the shift's end), and here its stop count,
+ * skills and load within the vehicle's.
+ */
+const timeRoute = (problem: PlanningProblem, route: PlannedVehicleRoute): RouteSchedule => {
+  const vehicle = problem.vehicles[route.vehicle];
+  if (!vehicle) throw new InfeasibleSolutionError(`no vehicle ${route.vehicle}`);
+  if (route.orders.length > vehicle.maxStops) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: ${route.orders.length} stops, at most ${vehicle.maxStops}`);
+  for (const order of route.orders) {
+    if (problem.orders[order].skills.some((skill) => !vehicle.skills.includes(skill))) throw new InfeasibleSolutionError(`order ${order} needs a skill vehicle ${route.vehicle} lacks`);
+  }
+  let schedule: RouteSchedule;
+  try {
+    schedule = scheduleRoute(problem, route);
+  } catch (error) {
+    if (error instanceof RouteInfeasibleError) throw new InfeasibleSolutionError(error.message);
+    throw error;
+  }
+  if (schedule.load[0] > vehicle.capacity[0] || schedule.load[1] > vehicle.capacity[1]) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: load over capacity`);
+  if (schedule.start < vehicle.shiftStart || schedule.end > vehicle.shiftEnd) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: outside its shift`);
+  return schedule;
+};
+
+/**
+ * The preview's routes, unassigned orders and totals from the optimizer's solution. Each route
+ * leaves the depot at the departure that makes it shortest in time (so the first stop never
+ * waits: leaving later by that wait would be shorter), for either objective. Routes are
+ * numbered V1, V2, ... in the order of the request's vehicles.
+ */
+export const previewResult = (
+  problem: PlanningProblem,
+  solution: PlanningSolution,
+  ids: { orderIds: string[]; vehicleIds: string[] },
+  clock: DayClock,
+): Pick<Preview, 'routes' | 'unassigned' | 'totals'> => {
+  const placed = new Set<number>();
+  const place = (order: number) => {
+    if (!Number.isInteger(order) || order < 0 || order >= problem.orders.length) throw new InfeasibleSolutionError(`no order ${order}`);
+    if (placed.has(order)) throw new InfeasibleSolutionError(`order ${order} placed twice`);
+    placed.add(order);
+  };
+  const vehiclesUsed = new Set<number>();
+  const routes: PreviewRoute[] = [...solution.routes]
+    .filter((route) => route.orders.length > 0)
+    .sort((a, b) => a.vehicle - b.vehicle)
+    .map((route, r) => {
+      if (vehiclesUsed.has(route.vehicle)) throw new InfeasibleSolutionError(`vehicle ${route.vehicle} has two routes`);
+      vehiclesUsed.add(route.vehicle);
+      route.orders.forEach(place);
+      const { start, end, distance, duration, load, stops } = timeRoute(problem, route);
+      return {
+        vehicleRouteId: `V${r + 1}`,
+        vehicleId: ids.vehicleIds[route.vehicle],
+        startAt: clock.dateTime(start),
+        endAt: clock.dateTime(end),
+        distanceMeters: distance,
+        durationSeconds: duration,
+        load: { weightKg: fromThousandths(load[0]), volumeM3: fromThousandths(load[1]) },
+        stops: stops.map(
+          (stop): PreviewStop => ({
+            orderId: ids.orderIds[stop.order],
+            arrivalAt: clock.dateTime(stop.arrival),
+            serviceStartAt: clock.dateTime(stop.serviceStart),
+            departureAt: clock.dateTime(stop.departure),
+            waitSeconds: stop.wait,
+            distanceMetersFromPrevious: stop.distanceFromPrevious,
+          }),
+        ),
+      };
+    });
+  const unassigned: UnassignedOrder[] = solution.unassigned.map(({ order }) => {
+    place(order);
+    // Asked again here rather than taken from the solution, for the vehicles behind each code.
+    const why = unassignedReasons(problem, order);
+    return { orderId: ids.orderIds[order], reasons: why.codes.map((code) => ({ code, message: reasonMessage(code, why.ruledOut[code as Exclude<UnassignedCode, 'no_room'>], why.vehicleCount) })) };
+  });
+  if (placed.size !== problem.orders.length) throw new InfeasibleSolutionError(`${problem.orders.length - placed.size} orders neither routed nor unassigned`);
+  const assignedCount = routes.reduce((n, route) => n + route.stops.length, 0);
+  return {
+    routes,
+    unassigned,
+    totals: {
+      routeCount: routes.length,
+      assignedCount,
+      unassignedCount: unassigned.length,
+      distanceMeters: routes.reduce((n, route) => n + route.distanceMeters, 0),
+      durationSeconds: routes.reduce((n, route) => n + route.durationSeconds, 0),
+    },
+  };
+};

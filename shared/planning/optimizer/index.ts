@@ -1,0 +1,36 @@
+import type { PlanningProblem, PlanningSolution, RouteOptimizer, SolveOptions } from '../problem.ts';
+import { unassignedReasons } from '../reasons.ts';
+import { compileModel } from './model.ts';
+import { search } from './search.ts';
+
+export const OPTIMIZER_NAME = 'delivery-ops-sisr';
+export const OPTIMIZER_VERSION = '1.0.0';
+
+/** The service's own optimizer (docs/routing.md): SISR ruin and recreate with simulated annealing. */
+export function createOptimizer(): RouteOptimizer {
+  return { name: OPTIMIZER_NAME, version: OPTIMIZER_VERSION, solve };
+}
+
+export const routeOptimizer: RouteOptimizer = createOptimizer();
+
+function solve(problem: PlanningProblem, options: SolveOptions): PlanningSolution {
+  const cpuStart = process.cpuUsage();
+  const n = problem.orders.length;
+  const size = n + 1;
+  if (problem.distance.length !== size * size || problem.duration.length !== size * size) {
+    throw new RangeError(`matrices must be ${size} x ${size}`);
+  }
+  // Nothing to search: answer at once rather than spend the budget.
+  const result =
+    n === 0 || problem.vehicles.length === 0
+      ? { routes: [], iterations: 0, elapsedMs: 0 }
+      : search(compileModel(problem), { seconds: options.seconds, seed: options.seed, iterations: options.iterations, cpuStart });
+  const routes = result.routes.flatMap((stops, vehicle) => (stops.length > 0 ? [{ vehicle, orders: stops.map((c) => c - 1) }] : []));
+  const served = new Uint8Array(n);
+  for (const route of routes) for (const order of route.orders) served[order] = 1;
+  const unassigned: PlanningSolution['unassigned'] = [];
+  for (let order = 0; order < n; order++) {
+    if (!served[order]) unassigned.push({ order, codes: unassignedReasons(problem, order).codes });
+  }
+  return { routes, unassigned, stats: { iterations: result.iterations, elapsedMs: result.elapsedMs } };
+}
