@@ -153,7 +153,7 @@ export const renewLeaseWrite = (next: RecoveryRecord, from: Date): Write => {
   };
 };
 
-/** The last page (or the sweeper's end of an abandoned recovery) releases the lock, only its own, and one off the tenant's count. */
+/** The last page (or the end of a recovery abandoned after its resumes) releases the lock, only its own, and one off the tenant's count. */
 export const releaseLockWrites = (record: RecoveryRecord): Write[] => [
   {
     item: {
