@@ -25,8 +25,8 @@ export const streamConsumerGroups: StreamConsumerGroup[] = [
     name: 'webhook-fan-out',
     entry: 'functions/webhooks/fan-out/handler.ts',
     // Reads the tenant's destinations and a delivery, writes new deliveries; a deleted
-    // destination's pending deliveries (gsi1) end dead.
-    table: { items: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], queries: ['gsi1'] },
+    // destination's pending deliveries are ended by the worker, through the queue.
+    table: { items: ['GetItem', 'Query', 'PutItem'] },
     load: async () => (await import('./webhooks/fan-out/handler.ts')).handler,
   },
 ];

@@ -102,12 +102,14 @@ const entries: { [T in EventType]: Entry<T> } = {
     example: { endpointId: '0192f7a6-6666-7a70-8182-1d2e3f4a5b67', message: 'Test notification from the delivery operations service.' },
   },
   'webhook.endpoint.failing': {
-    description: 'Another destination of the company reached 15 dead deliveries in a row; it is disabled at 20.',
-    example: { endpointId: '0192f7a6-6666-7a70-8182-1d2e3f4a5b67', url: 'https://erp.example.com/hooks?token=REDACTED', consecutiveFailures: 15, disabledReason: null },
+    description:
+      'Another destination of the company reached 15 dead deliveries in a row; it is disabled at 20. `url` is redacted: its origin, each path segment that is not a lower-case word or a version replaced by `…`, query values `REDACTED`.',
+    example: { endpointId: '0192f7a6-6666-7a70-8182-1d2e3f4a5b67', url: 'https://erp.example.com/hooks/…?token=REDACTED', consecutiveFailures: 15, disabledReason: null },
   },
   'webhook.endpoint.disabled': {
-    description: 'Another destination of the company was disabled after 20 dead deliveries in a row.',
-    example: { endpointId: '0192f7a6-6666-7a70-8182-1d2e3f4a5b67', url: 'https://erp.example.com/hooks?token=REDACTED', consecutiveFailures: 20, disabledReason: 'failures' },
+    description:
+      'Another destination of the company was disabled after 20 dead deliveries in a row. `url` is redacted as in webhook.endpoint.failing.',
+    example: { endpointId: '0192f7a6-6666-7a70-8182-1d2e3f4a5b67', url: 'https://erp.example.com/hooks/…?token=REDACTED', consecutiveFailures: 20, disabledReason: 'failures' },
   },
   'integration.import.finished': {
     description: 'An import of records from a connected system finished.',

@@ -209,6 +209,8 @@ export const recoverDeliveriesOperation = defineOperation({
   tag,
   permission: 'webhooks.manage',
   idempotent: true,
+  // Recoveries of one company meet on its count of running recoveries: a lost race runs again.
+  retryOnConflict: true,
   params: IdParams,
   body: RecoverBody,
   responses: { 202: { description: 'The recovery, running: read it at its location', schema: Recovery } },

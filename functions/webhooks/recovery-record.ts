@@ -1,11 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DAY_SECONDS, epochSeconds, nowIso } from '../../shared/clock.ts';
 import { StateConflictError } from '../../shared/errors.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
-import { RECOVERY_ENTITY } from './entities.ts';
-import { DELIVERY_RETENTION_DAYS } from './settings.ts';
+import { RECOVERY_ENTITY, RECOVERY_LOCK_ENTITY } from './entities.ts';
+import { DELIVERY_RETENTION_DAYS, webhookSettings } from './settings.ts';
 import type { Recovery } from './schemas.ts';
 
 /** A recovery as stored: the API view, where its next page starts, and the page last requeued. */
@@ -60,13 +60,50 @@ export const findRecoveryRecord = async (tenantId: string, endpointId: string, r
 /** Kept as long as the deliveries it requeued. */
 const expiresAt = (now: Date) => epochSeconds(now) + DELIVERY_RETENTION_DAYS * DAY_SECONDS;
 
-/** The new recovery and its destination's lock: a second recovery meets the lock's condition (409 recovery_running). */
+const leaseUntil = (now: Date): string => nowIso(new Date(now.getTime() + webhookSettings.recoveryLeaseSeconds * 1000));
+
+/**
+ * The lock's lease puts it on the due index (gsi2, sharded by the recovery's id, due when the
+ * lease runs out) beside the deliveries, so the sweeper that resends overdue deliveries also
+ * finds a recovery whose page message was lost or dead-lettered.
+ */
+const leaseAttributes = (recoveryId: string, until: string) => ({ leaseUntil: until, ...keys.deliveryDue(recoveryId, until) });
+
+const runningCount = (tenantId: string, change: 1 | -1): Write => ({
+  item: {
+    Update: {
+      TableName: tableName(),
+      Key: keys.webhookRecoveriesRunning(tenantId),
+      UpdateExpression: 'ADD running :change',
+      ...(change === 1
+        ? { ConditionExpression: 'attribute_not_exists(running) OR running < :max', ExpressionAttributeValues: { ':change': 1, ':max': webhookSettings.maxRunningRecoveries } }
+        : { ExpressionAttributeValues: { ':change': -1 } }),
+    },
+  },
+  onConditionFailed: () =>
+    new StateConflictError(`The company already runs ${webhookSettings.maxRunningRecoveries} recoveries; wait for one to finish.`, 'recoveries_limit'),
+});
+
+/**
+ * The new recovery, its destination's lock (a second recovery of the destination meets its
+ * condition: 409 recovery_running) and one more on the tenant's count of running recoveries
+ * (409 recoveries_limit at the cap: they all share the attempts queue).
+ */
 export const newRecoveryWrites = (record: RecoveryRecord, now: Date): Write[] => [
   {
     item: {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.webhookRecoveryLock(record.tenantId, record.endpointId), entity: 'webhookRecoveryLock', tenantId: record.tenantId, recoveryId: record.id },
+        Item: {
+          ...keys.webhookRecoveryLock(record.tenantId, record.endpointId),
+          entity: RECOVERY_LOCK_ENTITY,
+          tenantId: record.tenantId,
+          endpointId: record.endpointId,
+          recoveryId: record.id,
+          step: 0,
+          resumes: 0,
+          ...leaseAttributes(record.id, leaseUntil(now)),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -81,6 +118,7 @@ export const newRecoveryWrites = (record: RecoveryRecord, now: Date): Write[] =>
       },
     },
   },
+  runningCount(record.tenantId, 1),
 ];
 
 const withoutId = ({ id: _id, ...rest }: RecoveryRecord) => rest;
@@ -98,14 +136,56 @@ export const progressWrite = (next: RecoveryRecord, expectedStep: number, now: D
   onConditionFailed: () => new RecoveryMovedError(),
 });
 
-/** The last page releases the destination's lock (only its own). */
-export const releaseLockWrite = (record: RecoveryRecord): Write => ({
-  item: {
-    Delete: {
-      TableName: tableName(),
-      Key: keys.webhookRecoveryLock(record.tenantId, record.endpointId),
-      ConditionExpression: 'attribute_not_exists(pk) OR recoveryId = :id',
-      ExpressionAttributeValues: { ':id': record.id },
+/** A page that is not the last renews the lease and records its step on the lock (only its own lock). */
+export const renewLeaseWrite = (next: RecoveryRecord, from: Date): Write => {
+  const lease = leaseAttributes(next.id, leaseUntil(from));
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.webhookRecoveryLock(next.tenantId, next.endpointId),
+        UpdateExpression: 'SET step = :step, resumes = :zero, leaseUntil = :lease, gsi2pk = :duePk, gsi2sk = :dueSk',
+        ConditionExpression: 'recoveryId = :id',
+        ExpressionAttributeValues: { ':step': next.step, ':zero': 0, ':lease': lease.leaseUntil, ':duePk': lease.gsi2pk, ':dueSk': lease.gsi2sk, ':id': next.id },
+      },
     },
+    onConditionFailed: () => new RecoveryMovedError(),
+  };
+};
+
+/** The last page (or the end of a recovery abandoned after its resumes) releases the lock, only its own, and one off the tenant's count. */
+export const releaseLockWrites = (record: RecoveryRecord): Write[] => [
+  {
+    item: {
+      Delete: {
+        TableName: tableName(),
+        Key: keys.webhookRecoveryLock(record.tenantId, record.endpointId),
+        ConditionExpression: 'recoveryId = :id',
+        ExpressionAttributeValues: { ':id': record.id },
+      },
+    },
+    onConditionFailed: () => new RecoveryMovedError(),
   },
-});
+  runningCount(record.tenantId, -1),
+];
+
+/** A lock taken over once its lease (`seen`) ran out: a new lease, one more resume. Null if another took it, or a page renewed it, first. */
+export const takeOverLease = async (record: Pick<RecoveryRecord, 'tenantId' | 'endpointId' | 'id'>, seen: string, now: Date): Promise<{ step: number; resumes: number } | null> => {
+  const lease = leaseAttributes(record.id, leaseUntil(now));
+  try {
+    const { Attributes } = await table().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookRecoveryLock(record.tenantId, record.endpointId),
+        UpdateExpression: 'SET leaseUntil = :lease, gsi2pk = :duePk, gsi2sk = :dueSk ADD resumes :one',
+        ConditionExpression: 'recoveryId = :id AND leaseUntil = :seen',
+        ExpressionAttributeValues: { ':lease': lease.leaseUntil, ':duePk': lease.gsi2pk, ':dueSk': lease.gsi2sk, ':one': 1, ':id': record.id, ':seen': seen },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { step: Attributes!.step as number, resumes: Attributes!.resumes as number };
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+};

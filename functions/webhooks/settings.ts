@@ -46,6 +46,17 @@ export const webhookSettings = {
   get destinationSnapshotSeconds(): number {
     return Number(env.WEBHOOK_DESTINATION_SNAPSHOT_SECONDS ?? 10);
   },
+  /**
+   * A running recovery's lock is leased for this long, renewed by each page; the sweeper takes
+   * over one whose lease ran out (a page message lost or dead-lettered) and resumes it.
+   */
+  get recoveryLeaseSeconds(): number {
+    return Number(env.WEBHOOK_RECOVERY_LEASE_SECONDS ?? 300);
+  },
+  /** Recoveries of one tenant running at once (409 recoveries_limit over it): they share the attempts queue. */
+  get maxRunningRecoveries(): number {
+    return Number(env.WEBHOOK_MAX_RUNNING_RECOVERIES ?? 5);
+  },
   /** Delays up to this go to SQS as DelaySeconds; longer ones through EventBridge Scheduler. */
   get maxQueueDelaySeconds(): number {
     return Number(env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS ?? 900);

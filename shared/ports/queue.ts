@@ -13,13 +13,25 @@ export interface DeliveryMessage {
  */
 export interface RecoveryPageMessage {
   tenantId: string;
-  recoveryPage: { endpointId: string; recoveryId: string; step: number };
+  /** `lease`: sent by the sweeper for a recovery whose lease (this value) ran out; the worker takes it over once. */
+  recoveryPage: { endpointId: string; recoveryId: string; step: number; lease?: string };
+}
+
+/**
+ * One page of a stopped destination's pending deliveries to end `dead` (a deleted destination's,
+ * or one disabled by failures): `cursor` is where the destination's delivery history is read from.
+ */
+export interface EndPendingMessage {
+  tenantId: string;
+  endPending: { endpointId: string; outcome: 'destination_deleted' | 'destination_disabled'; cursor: string | null };
 }
 
 /** What the attempts queue carries. */
-export type QueueMessage = DeliveryMessage | RecoveryPageMessage;
+export type QueueMessage = DeliveryMessage | RecoveryPageMessage | EndPendingMessage;
 
 export const isRecoveryPage = (message: QueueMessage): message is RecoveryPageMessage => 'recoveryPage' in message;
+export const isEndPending = (message: QueueMessage): message is EndPendingMessage => 'endPending' in message;
+export const isDelivery = (message: QueueMessage): message is DeliveryMessage => 'deliveryId' in message;
 
 /** SQS refuses a larger per-message delay; longer waits go through the scheduler. */
 export const MAX_SQS_DELAY_SECONDS = 900;
@@ -39,9 +51,13 @@ export const checkDelaySeconds = (delaySeconds: number): number => {
 
 /** Only the message's own fields go on the wire, whatever else the caller's object holds. */
 export const messageBody = (message: QueueMessage): string => {
+  if (isEndPending(message)) {
+    const { endpointId, outcome, cursor } = message.endPending;
+    return JSON.stringify({ tenantId: message.tenantId, endPending: { endpointId, outcome, cursor } });
+  }
   if (!isRecoveryPage(message)) return JSON.stringify({ tenantId: message.tenantId, deliveryId: message.deliveryId });
-  const { endpointId, recoveryId, step } = message.recoveryPage;
-  return JSON.stringify({ tenantId: message.tenantId, recoveryPage: { endpointId, recoveryId, step } });
+  const { endpointId, recoveryId, step, lease } = message.recoveryPage;
+  return JSON.stringify({ tenantId: message.tenantId, recoveryPage: { endpointId, recoveryId, step, ...(lease ? { lease } : {}) } });
 };
 
 export class SqsQueue implements QueuePort {

@@ -97,6 +97,8 @@ export const keys = {
   /** A recovery of a destination's dead deliveries, and the lock its destination holds while one runs. */
   webhookRecovery: (tenantId: string, endpointId: string, recoveryId: string) => ({ pk: tenantPk(tenantId), sk: `WHREC#${endpointId}#${recoveryId}` }),
   webhookRecoveryLock: (tenantId: string, endpointId: string) => ({ pk: tenantPk(tenantId), sk: `WHRECLOCK#${endpointId}` }),
+  /** How many recoveries of the tenant are running (their locks), kept in every write that takes or releases a lock. */
+  webhookRecoveriesRunning: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WHRECRUNNING' }),
   /** Deliveries live in their own partition per tenant, newest first by their UUIDv7 id. */
   delivery: (tenantId: string, deliveryId: string) => ({ pk: `${tenantPk(tenantId)}#DLV`, sk: `DLV#${deliveryId}` }),
   deliveryPartition: (tenantId: string) => `${tenantPk(tenantId)}#DLV`,

@@ -104,6 +104,10 @@ describe('fan-out', () => {
     expect(allowing(role, 'dynamodb:PutItem')).toHaveLength(1);
     const sendTo = allowing(role, 'sqs:SendMessage').map((s) => (s.Resource as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]).sort();
     expect(sendTo).toEqual([logicalId(stack.webhooks.queue), logicalId(stack.webhookPipeline.streamFailures)].sort());
+    // A deleted destination's pending deliveries are the worker's, page by page (issue 29): the
+    // fan-out neither reads a destination's history (gsi1) nor updates deliveries.
+    expect(allowing(role, 'dynamodb:UpdateItem')).toHaveLength(0);
+    expect(JSON.stringify(allowing(role, 'dynamodb:Query'))).not.toContain('gsi1');
   });
 });
 

@@ -8,7 +8,7 @@ import { table } from '../../../shared/table/client.ts';
 import { ENDPOINT_ENTITY, RECOVERY_ENTITY } from '../entities.ts';
 import { findDeliveryRecord, newDelivery, putNewDelivery, toDeliveryRecord } from '../delivery-record.ts';
 import { listEndpointRecords } from '../endpoints.ts';
-import { endPendingDeliveries } from '../pending-deliveries.ts';
+import { startEndingPending } from '../pending-deliveries.ts';
 import { isAboutDestination } from '../operational-events.ts';
 
 type Image = Record<string, unknown>;
@@ -48,10 +48,11 @@ const fanOut = async (event: OutboxEvent, now: Date): Promise<void> => {
 
 const route = async (record: DynamoDBRecord, now: Date): Promise<void> => {
   const image = imageOf(record.dynamodb?.NewImage);
-  // A deleted destination: its pending deliveries end here, where a crash means a second try.
+  // A deleted destination: its pending deliveries end through the attempts queue, page after
+  // page, so a busy destination's 30 days of history never hold up this stream shard.
   if (record.eventName === 'REMOVE') {
     const gone = imageOf(record.dynamodb?.OldImage);
-    if (gone?.entity === ENDPOINT_ENTITY) await endPendingDeliveries(gone.tenantId as string, gone.endpointId as string, 'destination_deleted', now);
+    if (gone?.entity === ENDPOINT_ENTITY) await startEndingPending(gone.tenantId as string, gone.endpointId as string, 'destination_deleted');
     return;
   }
   if (!image) return;

@@ -7,7 +7,7 @@ import { keys } from '../../../shared/table/keys.ts';
 import { tableName } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { releaseActiveSlot } from '../active-destinations.ts';
-import { endPendingDeliveries } from '../pending-deliveries.ts';
+import { startEndingPending } from '../pending-deliveries.ts';
 import { disabledEvent } from '../operational-events.ts';
 import type { EndpointRecord } from '../endpoint-record.ts';
 import { DISABLE_AFTER_DEAD_DELIVERIES } from '../settings.ts';
@@ -60,6 +60,6 @@ export const disableIfFailing = async (
     throw error;
   }
   logger.warn('webhook destination disabled after repeated failures', { tenantId, endpointId });
-  await endPendingDeliveries(tenantId, endpointId, 'destination_disabled', now);
+  await startEndingPending(tenantId, endpointId, 'destination_disabled');
   return true;
 };

@@ -7,9 +7,9 @@ import type { RecoveryPageMessage } from '../../../shared/ports/queue.ts';
 import { ports } from '../../../shared/ports/registry.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { commit, type Write } from '../../../shared/table/transaction.ts';
+import { commit, TransactionConflictError, type Write } from '../../../shared/table/transaction.ts';
 import { findEndpointRecord } from '../endpoints.ts';
-import { findRecoveryRecord, progressWrite, RecoveryMovedError, releaseLockWrite, type RecoveryRecord } from '../recovery-record.ts';
+import { findRecoveryRecord, progressWrite, RecoveryMovedError, releaseLockWrites, renewLeaseWrite, takeOverLease, type RecoveryRecord } from '../recovery-record.ts';
 import { webhookSettings } from '../settings.ts';
 import { StateConflictError } from '../../../shared/errors.ts';
 
@@ -25,7 +25,14 @@ const FAN_OUT_LAG_MS = 3600_000;
 /** The worker's action in the audit log (decisions 12: a job names its own): one entry per committed page. */
 export const RECOVERY_PAGE_AUDIT_ACTION = 'recoverWebhookDeliveriesPage';
 
-export type RecoveryPageOutcome = 'applied' | 'finished' | 'resent' | 'redelivery';
+export type RecoveryPageOutcome = 'applied' | 'finished' | 'resent' | 'redelivery' | 'abandoned';
+
+/**
+ * Leases a recovery may run out in a row (no page committed between them) and still be resumed:
+ * the next time the sweeper finds it, it is finished where it is. A page that keeps failing (and
+ * is dead-lettered each time) cannot hold its destination's lock and the tenant's slot for ever.
+ */
+export const MAX_RECOVERY_RESUMES = 3;
 
 class DeliveryMovedError extends StateConflictError {
   constructor() {
@@ -140,6 +147,7 @@ const requeueWrite = (record: RecoveryRecord, deliveryId: string, at: string): W
  */
 export const runRecoveryPage = async (message: RecoveryPageMessage, now = new Date(), tries = 1): Promise<RecoveryPageOutcome> => {
   const { tenantId, recoveryPage } = message;
+  if (recoveryPage.lease) return resumeRecovery(message, recoveryPage.lease, now);
   const record = await findRecoveryRecord(tenantId, recoveryPage.endpointId, recoveryPage.recoveryId);
   if (!record) return 'redelivery';
   if (record.step === recoveryPage.step + 1) {
@@ -167,15 +175,51 @@ export const runRecoveryPage = async (message: RecoveryPageMessage, now = new Da
       progressWrite(next, record.step, now),
       ...found.requeue.map((d, index) => requeueWrite(record, d.deliveryId, at(index))),
       auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: RECOVERY_PAGE_AUDIT_ACTION, resourceId: record.id, requestId: newId(), now }),
-      ...(done ? [releaseLockWrite(record)] : []),
+      // The lease runs from when the next page is due: this page's pause is not a stall.
+      ...(done ? releaseLockWrites(record) : [renewLeaseWrite(next, new Date(now.getTime() + pauseAfter(found.requeue.length) * 1000))]),
     ]);
   } catch (error) {
     if (error instanceof RecoveryMovedError) return 'redelivery';
     // A delivery retried by hand in the meantime: read the page again (it is no longer dead).
-    if (error instanceof DeliveryMovedError && tries < 3) return runRecoveryPage(message, new Date(), tries + 1);
+    // Or another recovery of the company finishing at the same moment (their running count).
+    if ((error instanceof DeliveryMovedError || error instanceof TransactionConflictError) && tries < 3) return runRecoveryPage(message, new Date(), tries + 1);
     throw error;
   }
   logger.info('webhook recovery page', { recoveryId: record.id, step: next.step, matched: found.matched, requeued: found.requeue.length, done });
   await sendPage(next);
   return done ? 'finished' : 'applied';
+};
+
+/** Ends a recovery where it is: no page read, the lock and the tenant's slot given back. */
+const abandon = async (record: RecoveryRecord, now: Date): Promise<RecoveryPageOutcome> => {
+  const next: RecoveryRecord = { ...record, step: record.step + 1, pageDeliveryIds: [], state: 'finished', finishedAt: nowIso(now) };
+  try {
+    await commit([
+      progressWrite(next, record.step, now),
+      auditWrite({ tenantId: record.tenantId, actorId: SYSTEM_ACTOR_ID, action: RECOVERY_PAGE_AUDIT_ACTION, resourceId: record.id, requestId: newId(), now }),
+      ...releaseLockWrites(record),
+    ]);
+  } catch (error) {
+    if (error instanceof RecoveryMovedError) return 'redelivery';
+    throw error;
+  }
+  logger.warn('webhook recovery finished after its pages failed repeatedly', { recoveryId: record.id, step: record.step, counts: record.counts });
+  return 'abandoned';
+};
+
+/**
+ * The sweeper's message for a recovery whose lease (`seen`) ran out. One message takes the lease
+ * over (a conditional write: of two sweeps, or a sweep and a late page, one wins; the other's
+ * message ends here), then runs the page the recovery stands at, as its lost message would have.
+ * Its step condition keeps that page to one commit if the lost message turns up after all.
+ */
+const resumeRecovery = async (message: RecoveryPageMessage, seen: string, now: Date): Promise<RecoveryPageOutcome> => {
+  const { tenantId, recoveryPage } = message;
+  const lease = await takeOverLease({ tenantId, endpointId: recoveryPage.endpointId, id: recoveryPage.recoveryId }, seen, now);
+  if (!lease) return 'redelivery';
+  const record = await findRecoveryRecord(tenantId, recoveryPage.endpointId, recoveryPage.recoveryId);
+  if (!record || record.state !== 'running') return 'redelivery';
+  logger.warn('webhook recovery resumed after its lease ran out', { recoveryId: record.id, step: record.step, resumes: lease.resumes });
+  if (lease.resumes > MAX_RECOVERY_RESUMES) return abandon(record, now);
+  return runRecoveryPage({ tenantId, recoveryPage: { endpointId: record.endpointId, recoveryId: record.id, step: record.step } }, now);
 };

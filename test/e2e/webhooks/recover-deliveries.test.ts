@@ -6,7 +6,7 @@ import { RECOVERY_ATTEMPTS_PER_SECOND, runRecoveryPage } from '../../../function
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { outboxEvent } from '../../../shared/events/outbox.ts';
 import { newId } from '../../../shared/ids.ts';
-import { isRecoveryPage, type QueueMessage } from '../../../shared/ports/queue.ts';
+import { isDelivery, isRecoveryPage, type QueueMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
@@ -132,14 +132,14 @@ describe('recovering dead deliveries (decisions 5)', () => {
         if (message.recoveryPage.step > 0) expect(delaySeconds).toBeGreaterThan(Math.max(-1, ...bucket));
         bucket = [];
         pages++;
-      } else if (!isRecoveryPage(message) && ours.has(message.deliveryId)) {
+      } else if (isDelivery(message) && ours.has(message.deliveryId)) {
         bucket.push(delaySeconds);
       }
     }
     expect(Math.max(0, ...new Map(bucket.map((d) => [d, bucket.filter((x) => x === d).length])).values())).toBeLessThanOrEqual(RECOVERY_ATTEMPTS_PER_SECOND);
     expect(pages).toBeGreaterThanOrEqual(Math.ceil(inWindow.length / 50));
     // Each requeued delivery was handed to the queue once (the stream left it to the page), oldest first.
-    const handed = sent.flatMap(({ message }) => (!isRecoveryPage(message) && ours.has(message.deliveryId) ? [message.deliveryId] : []));
+    const handed = sent.flatMap(({ message }) => (isDelivery(message) && ours.has(message.deliveryId) ? [message.deliveryId] : []));
     expect(handed).toEqual(inWindow.map((d) => d.id));
 
     // The lock is free again; the cap still holds: the capped ones match and are not requeued.
