@@ -109,6 +109,18 @@ function insertBest(s: Solution, rng: Rng, w: Work, c: number): void {
       bestPos = found;
     }
   }
+  // Far from its neighbours' routes, an order may still fit elsewhere: look everywhere before leaving it out.
+  if (bestRoute < 0 && granular) {
+    for (let r = 0; r < V; r++) {
+      if (s.len[r] === 0 || w.routeStamp[r] === stamp) continue;
+      const found = tryRoute(s, rng, c, r, bestCost);
+      if (found >= 0) {
+        bestCost = foundCost;
+        bestRoute = r;
+        bestPos = found;
+      }
+    }
+  }
   if (bestRoute < 0) return;
   s.insert(c, bestRoute, bestPos);
   w.touch(bestRoute);
