@@ -73,6 +73,7 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   outcomeAt: (item.outcomeAt as string | undefined) ?? null,
   evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
   failureReason: (item.failureReason as string | undefined) ?? null,
+  plannedArrivalAt: (item.plannedArrivalAt as string | undefined) ?? null,
   // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
   dispatchGuide: null,
   receivedBy: storedReceipt(item.receivedBy),
@@ -95,6 +96,7 @@ export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) =>
   outcomeAt: stop.outcomeAt ?? undefined,
   evidenceCount: stop.evidenceCount,
   failureReason: stop.failureReason ?? undefined,
+  plannedArrivalAt: stop.plannedArrivalAt ?? undefined,
   receivedBy: stop.receivedBy ?? undefined,
   evidence: stop.evidence,
   trackingToken: stop.trackingToken,

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { OrderLineRecord } from './goods-schemas.ts';
+import { holdOf, resolveHolds, type AssignmentHold } from './assignment-holds.ts';
 import type { Order, OrderState } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
 
@@ -16,6 +17,10 @@ export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'lines'> {
   trackingToken: string;
   lines: OrderLineRecord[];
   customerExternalId: string | null;
+  /** As stored: the unfinished assignment that moved it (assignment-holds.ts). */
+  hold?: AssignmentHold;
+  /** As read: the order is pending, but an unfinished assignment holds it; writers must not take it. */
+  heldBy?: AssignmentHold;
 }
 
 /** Orders stored before goods existed read as orders without goods. */
@@ -45,9 +50,10 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   cancelledAt: (item.cancelledAt as string | undefined) ?? null,
+  hold: holdOf(item),
 });
 
-export const toOrder = ({ trackingToken, customerExternalId: _c, lines, ...rest }: OrderRecord, baseUrl: string): Order => ({
+export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h, heldBy: _b, ...rest }: OrderRecord, baseUrl: string): Order => ({
   ...rest,
   lines: lines.map(({ variantExternalId: _v, ...line }) => line),
   trackingUrl: trackingUrl(trackingToken, baseUrl),
@@ -78,7 +84,7 @@ export const orderItem = (tenantId: string, order: OrderRecord) => ({
 
 export const findOrder = async (tenantId: string, orderId: string): Promise<OrderRecord | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.order(tenantId, orderId), ConsistentRead: true }));
-  return Item ? toOrderRecord(Item) : undefined;
+  return Item ? (await resolveHolds(tenantId, [toOrderRecord(Item)]))[0] : undefined;
 };
 
 export const getOrderRecord = async (tenantId: string, orderId: string): Promise<OrderRecord> => {
@@ -87,8 +93,14 @@ export const getOrderRecord = async (tenantId: string, orderId: string): Promise
   return order;
 };
 
-/** Several orders at once (plans and routes name up to hundreds); missing ones are left out. */
+/** Several orders at once (plans and routes name up to hundreds), as readers see them; missing ones are left out. */
 export const findOrders = async (tenantId: string, orderIds: string[]): Promise<Map<string, OrderRecord>> => {
+  const stored = await findStoredOrders(tenantId, orderIds);
+  return new Map((await resolveHolds(tenantId, [...stored.values()])).map((o) => [o.id, o]));
+};
+
+/** Several orders exactly as stored, holds of unfinished assignments included. */
+export const findStoredOrders = async (tenantId: string, orderIds: string[]): Promise<Map<string, OrderRecord>> => {
   const found = new Map<string, OrderRecord>();
   const unique = [...new Set(orderIds)];
   for (let i = 0; i < unique.length; i += 100) {
