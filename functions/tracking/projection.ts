@@ -55,7 +55,7 @@ const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, toke
   builtAt,
 });
 
-const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null } as const;
+const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null, plannedArrivalAt: null } as const;
 
 /** The view of an order on no route (pending, or cancelled before it was planned); else the order's route. */
 export const viewOfOrder = async (tenantId: string, orderId: string, builtAt: string): Promise<{ view: ViewRecord | null; routeId: string | null }> => {
@@ -119,7 +119,7 @@ const viewOfStop = (
     return { ...empty, ...head, phase, closedAt: stop.outcomeAt };
   }
   const before = open.filter((s) => s.sequence < stop.sequence);
-  if (!context.moving) return { ...empty, ...head, phase: 'pending', stopsBefore: before.length };
+  if (!context.moving) return { ...empty, ...head, phase: 'pending', stopsBefore: before.length, plannedArrivalAt: stop.plannedArrivalAt };
   const destination = { latitude: stop.address.latitude, longitude: stop.address.longitude };
   const position = context.position;
   return {
