@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
-import { ASSIGNMENT_LEASE_MS, AssignmentInProgressError, rollBackAssignment, toClaim, type AssignmentClaim, type AssignmentHold } from '../orders/assignment-holds.ts';
+import { assignmentLeaseMs, AssignmentInProgressError, rollBackAssignment, toClaim, type AssignmentClaim, type AssignmentHold } from '../orders/assignment-holds.ts';
 import { orderItem, type OrderRecord } from '../orders/records.ts';
 import { stopItem, type StopRecord } from './records.ts';
 
@@ -42,7 +42,7 @@ export const acquireClaim = async (request: ClaimRequest): Promise<AssignmentCla
   const { tenantId, planId, vehicleRouteId, token, now, fingerprint } = request;
   const key = opsKeys.planRouteClaim(tenantId, planId, vehicleRouteId);
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  const lease = now.getTime() + ASSIGNMENT_LEASE_MS;
+  const lease = now.getTime() + assignmentLeaseMs();
   if (!Item) {
     const claim: AssignmentClaim = { routeId: newId(), state: 'assigning', owner: token, fingerprint, leaseUntil: lease, orderIds: request.orderIds, stopIds: request.orderIds.map(() => newId()) };
     try {
@@ -84,7 +84,7 @@ const fence = (tenantId: string, planId: string, vehicleRouteId: string, token: 
       UpdateExpression: 'SET leaseUntil = :lease',
       ConditionExpression: '#owner = :token AND #state = :assigning',
       ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-      ExpressionAttributeValues: { ':token': token, ':assigning': 'assigning', ':lease': now() + ASSIGNMENT_LEASE_MS },
+      ExpressionAttributeValues: { ':token': token, ':assigning': 'assigning', ':lease': now() + assignmentLeaseMs() },
     },
   },
   onConditionFailed: () => new AssignmentInProgressError('This assignment was taken over by another request for the same planned route.'),

@@ -35,8 +35,11 @@ export interface AssignmentClaim {
   stopIds: string[];
 }
 
-/** Above the field function's 10 s timeout: a live request is never taken over. */
-export const ASSIGNMENT_LEASE_MS = 30_000;
+/**
+ * 30 s, above the field function's 10 s timeout: a live request is never taken over. Tests of
+ * dead assignments shorten it (ROUTE_ASSIGNMENT_LEASE_SECONDS) instead of waiting.
+ */
+export const assignmentLeaseMs = (): number => Number(process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS || 30) * 1000;
 
 export class AssignmentInProgressError extends StateConflictError {
   constructor(message = 'A route assignment holding these orders is in progress; retry in a moment.') {
@@ -106,7 +109,7 @@ export const releaseDeadAssignment = async (tenantId: string, hold: Pick<Assignm
         UpdateExpression: 'SET #owner = :token, leaseUntil = :lease',
         ConditionExpression: '#state = :assigning AND routeId = :route AND leaseUntil < :now',
         ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-        ExpressionAttributeValues: { ':token': token, ':lease': now.getTime() + ASSIGNMENT_LEASE_MS, ':assigning': 'assigning', ':route': hold.routeId, ':now': now.getTime() },
+        ExpressionAttributeValues: { ':token': token, ':lease': now.getTime() + assignmentLeaseMs(), ':assigning': 'assigning', ':route': hold.routeId, ':now': now.getTime() },
       }),
     );
   } catch (error) {
