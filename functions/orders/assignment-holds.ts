@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { StateConflictError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
@@ -65,19 +65,20 @@ export const readClaim = async (tenantId: string, planId: string, vehicleRouteId
   return Item ? toClaim(Item) : undefined;
 };
 
-/** Which of these routes exist: an assignment writes its route item last, with its event. */
+/**
+ * Which of these routes exist: an assignment writes its route item last, with its event. One
+ * GetItem per route (an unfinished or uncleared assignment is rare, and a page's orders share few
+ * routes), so every function that reads orders keeps the grants it has.
+ */
 const existingRoutes = async (tenantId: string, routeIds: string[]): Promise<Set<string>> => {
-  const found = new Set<string>();
   const unique = [...new Set(routeIds)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => opsKeys.route(tenantId, id));
-    while (keys && keys.length > 0) {
-      const response = await table().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'routeId' } } }));
-      for (const item of response.Responses?.[tableName()] ?? []) found.add(item.routeId as string);
-      keys = response.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return found;
+  const found = await Promise.all(
+    unique.map(async (id) => {
+      const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.route(tenantId, id), ConsistentRead: true, ProjectionExpression: 'routeId' }));
+      return Item ? id : undefined;
+    }),
+  );
+  return new Set(found.filter((id): id is string => id !== undefined));
 };
 
 /**
@@ -135,8 +136,18 @@ export const rollBackAssignment = async (tenantId: string, planId: string, vehic
   if (!claim || claim.owner !== token || claim.state !== 'assigning') throw new AssignmentInProgressError();
   const stored = await findStoredOrders(tenantId, claim.orderIds);
   const moved = [...stored.values()].filter((o) => o.hold?.routeId === claim.routeId);
+  // An update rather than a ConditionCheck: the orders function (a cancel releasing a dead assignment) is granted no ConditionCheckItem.
   const fence: Write = {
-    item: { ConditionCheck: { TableName: tableName(), Key: claimKey, ConditionExpression: '#owner = :token', ExpressionAttributeNames: { '#owner': 'owner' }, ExpressionAttributeValues: { ':token': token } } },
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: claimKey,
+        UpdateExpression: 'SET #owner = :token',
+        ConditionExpression: '#owner = :token',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':token': token },
+      },
+    },
     onConditionFailed: () => new AssignmentInProgressError(),
   };
   for (let i = 0; i < moved.length; i += ROLLBACK_CHUNK) {

@@ -198,4 +198,31 @@ describe('two assignments after the same orders', () => {
       else process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS = previous;
     }
   }, 120_000);
+
+  it('cancelling an order held by an assignment that died releases that assignment first, then cancels', async () => {
+    const { tenant, operator, driver } = await world();
+    const previous = process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS;
+    process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS = '1';
+    try {
+      const orders = await createOrders(tenant, operator, 60, 'DEADCANCEL');
+      const dead = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }]);
+      const crashed = await throughGate(stack().dynamoEndpoint, async (gate) => {
+        gate.rules.push({ operation: 'TransactWriteItems', match: nthTransactionNaming(`#PLAN#${dead.id}`, 2), action: 'fail' });
+        return tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(dead.id, driver) });
+      });
+      expect(crashed.status).toBeGreaterThanOrEqual(500);
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const cancelled = await tenant.call(operator, 'POST', `/v1/distribution/orders/${orders[0].id}/cancel`, { body: { version: 1 } });
+      expect(cancelled.status, cancelled.text).toBe(200);
+      expect(cancelled.body).toMatchObject({ state: 'cancelled', routeId: null, version: 2 });
+      expect(await storedClaim(tenant.id, dead.id)).toMatchObject({ state: 'released' });
+      for (const order of orders.slice(1)) expect(await storedOrder(tenant.id, order.id)).toMatchObject({ state: 'pending', version: 1 });
+      const retried = await tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(dead.id, driver) });
+      expect(retried.status, retried.text).toBe(409);
+      expect(retried.text).toContain(orders[0].id);
+    } finally {
+      if (previous === undefined) delete process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS;
+      else process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS = previous;
+    }
+  }, 120_000);
 });
