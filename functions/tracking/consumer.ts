@@ -9,6 +9,13 @@ import { projectOrder, projectRoute } from './projection.ts';
 /** The item kinds whose changes move a tracking view. */
 const watched = new Set(['order', 'route', 'stop', 'route-position']);
 
+/** An order change that only took an assignment's hold off (functions/orders/assignment-holds.ts): no view moves. */
+const onlyHoldRemoved = (oldImage: Record<string, unknown> | undefined, newImage: Record<string, unknown> | undefined): boolean => {
+  if (!oldImage || !newImage || oldImage.assigning === undefined || newImage.assigning !== undefined) return false;
+  const { assigning: _hold, ...before } = oldImage;
+  return JSON.stringify(Object.entries(before).sort()) === JSON.stringify(Object.entries(newImage).sort());
+};
+
 /**
  * The tracking projection: a table stream consumer that rebuilds the views touched by a batch
  * from the items as they are now (not from the images), so that redelivered or reordered records
@@ -35,6 +42,10 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
       continue;
     }
     if (!watched.has(item.entity as string)) continue;
+    if (item.entity === 'order' && record.dynamodb?.OldImage && record.dynamodb?.NewImage) {
+      const images = [record.dynamodb.OldImage, record.dynamodb.NewImage].map((i) => unmarshall(i as Record<string, AttributeValue>));
+      if (onlyHoldRemoved(images[0], images[1])) continue;
+    }
     const tenantId = item.tenantId as string;
     if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
     else routes.set(`${tenantId}/${item.routeId}`, { tenantId, routeId: item.routeId as string });
