@@ -11,6 +11,7 @@ import { createVehicle } from '../fleet/vehicles.ts';
 import { fingerprint } from '../../shared/idempotency.ts';
 import { AssignmentInProgressError, clearHolds, readClaim, releaseDeadAssignment } from '../orders/assignment-holds.ts';
 import { findOrders, type OrderRecord } from '../orders/records.ts';
+import { finishReleases } from '../orders/route-release.ts';
 import { getPlanRecord } from '../routing/plans.ts';
 import { acquireClaim, alreadyAssigned, claimAssignedWrite, writeChunks, type Placement } from './assignment-chunks.ts';
 import { routeItem, withStops, type StopRecord } from './records.ts';
@@ -71,6 +72,11 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
   const unavailable = planned.orderIds.filter((id) => orders.get(id)?.state !== 'pending');
   if (unavailable.length > 0) throw new StateConflictError(`Orders no longer pending: ${unavailable.join(', ')}.`);
   await releaseOtherHolds(tenantId, [...orders.values()], existing?.routeId, now);
+  if ([...orders.values()].some((o) => o.releasedFrom)) {
+    // Orders of a cancelled route that has not written them back yet: write them back first.
+    await finishReleases(tenantId, [...orders.values()]);
+    throw new ReadOutdatedError();
+  }
   const vehicle = await resolveVehicle(tenantId, body.vehicle, now);
   // A vehicle made by this assignment was not in the registry: it has no documents to check.
   const warnings = await vehicleDocumentsWarnings(tenantId, vehicle.writes.length === 0 ? vehicle.vehicleId : undefined, body.serviceDate, 'body.vehicle.plate');

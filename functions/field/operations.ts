@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { assignRoute } from './assign.ts';
-import { cancelRoute, finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
+import { finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
+import { cancelRoute } from './route-cancel.ts';
 import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, RouteWithWarnings, Stop, StopParams } from './schemas.ts';
 import { receiptOf } from './receipt.ts';
 import { settleStop } from './stop-actions.ts';
@@ -143,8 +144,8 @@ export const cancelRouteOperation = defineOperation({
   body: CancelRouteBody,
   responses: routeResponse,
   handle: async ({ params, body, caller }) => {
-    const { route, writes } = await cancelRoute(caller, params.id, body.version);
-    return { status: 200, body: route, writes, resourceId: route.id };
+    const { route, writes, afterCommit } = await cancelRoute(caller, params.id, body.version);
+    return { status: 200, body: route, writes, resourceId: route.id, afterCommit };
   },
 });
 

@@ -116,8 +116,12 @@ export const getRouteRecord = async (tenantId: string, routeId: string): Promise
   return route;
 };
 
-/** The route's partition: its stops in sequence order and its last position. */
-export const readRoutePartition = async (tenantId: string, routeId: string): Promise<{ stops: StopRecord[]; position: PositionRecord | null }> => {
+/**
+ * The route's partition: its stops in sequence order and its last position. Given the route's
+ * state, a cancelled route's stops still stored pending read as the removed stops they are
+ * (its cancel writes them after the route, route-cancel.ts).
+ */
+export const readRoutePartition = async (tenantId: string, routeId: string, routeState?: RouteRecord['state']): Promise<{ stops: StopRecord[]; position: PositionRecord | null }> => {
   const items: Record<string, unknown>[] = [];
   for await (const item of queryAll({
     TableName: tableName(),
@@ -131,6 +135,7 @@ export const readRoutePartition = async (tenantId: string, routeId: string): Pro
   const stops = items
     .filter((i) => i.entity === 'stop')
     .map((i) => ({ ...toStopRecord(i), dispatchGuide: stopGuideView(guides.get(i.stopId as string)) }))
+    .map((stop) => (routeState === 'cancelled' && stop.state === 'pending' ? { ...stop, state: 'removed' as const, version: stop.version + 1 } : stop))
     .sort((a, b) => a.sequence - b.sequence);
   const position = items.find((i) => i.entity === 'route-position');
   return { stops, position: position ? { latitude: position.latitude as number, longitude: position.longitude as number, recordedAt: position.recordedAt as string } : null };

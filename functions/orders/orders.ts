@@ -7,9 +7,10 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
-import { releaseDeadAssignment, resolveHolds } from './assignment-holds.ts';
+import { releaseDeadAssignment } from './assignment-holds.ts';
+import { finishReleases } from './route-release.ts';
 import { resolveGoods } from './goods.ts';
-import { getOrderRecord, orderItem, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
+import { getOrderRecord, orderItem, resolveOrders, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
 import type { CreateOrderBody, Order } from './schemas.ts';
 import { newTrackingToken } from './tracking-token.ts';
 
@@ -46,7 +47,7 @@ export const getOrder = async (tenantId: string, orderId: string, baseUrl: strin
 
 export const listOrders = async (tenantId: string, page: { after?: string; limit: number }, baseUrl: string): Promise<Page<Order>> => {
   const stored = await queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, toOrderRecord, (o) => o.id);
-  return { items: (await resolveHolds(tenantId, stored.items)).map((o) => toOrder(o, baseUrl)), nextCursor: stored.nextCursor };
+  return { items: (await resolveOrders(tenantId, stored.items)).map((o) => toOrder(o, baseUrl)), nextCursor: stored.nextCursor };
 };
 
 /** The version-checked write of an order's new state, shared by cancel and the field actions. */
@@ -76,6 +77,11 @@ export const cancelOrder = async (tenantId: string, orderId: string, version: nu
   if (current.heldBy) {
     // An assignment that died midway holds it: roll that back first (409 while it is alive).
     await releaseDeadAssignment(tenantId, current.heldBy, newId(), now);
+    throw new ReadOutdatedError();
+  }
+  if (current.releasedFrom) {
+    // Its route was cancelled and has not written it back yet: write it back, then cancel it.
+    await finishReleases(tenantId, [current]);
     throw new ReadOutdatedError();
   }
   if (current.version !== version) throw new VersionMismatchError(current.version, version);

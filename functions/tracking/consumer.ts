@@ -9,11 +9,13 @@ import { projectOrder, projectRoute } from './projection.ts';
 /** The item kinds whose changes move a tracking view. */
 const watched = new Set(['order', 'route', 'stop', 'route-position']);
 
-/** An order change that only took an assignment's hold off (functions/orders/assignment-holds.ts): no view moves. */
-const onlyHoldRemoved = (oldImage: Record<string, unknown> | undefined, newImage: Record<string, unknown> | undefined): boolean => {
-  if (!oldImage || !newImage || oldImage.assigning === undefined || newImage.assigning !== undefined) return false;
-  const { assigning: _hold, ...before } = oldImage;
-  return JSON.stringify(Object.entries(before).sort()) === JSON.stringify(Object.entries(newImage).sort());
+/**
+ * An order change that only took an assignment's hold off or put a cancel's mark on
+ * (functions/orders/assignment-holds.ts, route-release.ts): no view moves.
+ */
+const onlyMarksChanged = (oldImage: Record<string, unknown>, newImage: Record<string, unknown>): boolean => {
+  const rest = ({ assigning: _hold, releasing: _mark, ...others }: Record<string, unknown>) => JSON.stringify(Object.entries(others).sort());
+  return rest(oldImage) === rest(newImage);
 };
 
 /**
@@ -44,7 +46,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
     if (!watched.has(item.entity as string)) continue;
     if (item.entity === 'order' && record.dynamodb?.OldImage && record.dynamodb?.NewImage) {
       const images = [record.dynamodb.OldImage, record.dynamodb.NewImage].map((i) => unmarshall(i as Record<string, AttributeValue>));
-      if (onlyHoldRemoved(images[0], images[1])) continue;
+      if (onlyMarksChanged(images[0], images[1])) continue;
     }
     const tenantId = item.tenantId as string;
     if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });

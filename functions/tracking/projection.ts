@@ -95,10 +95,17 @@ export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: s
   const moving = route.state === 'started';
   const driver = moving ? await getMemberById(tenantId, route.workerId) : undefined;
   const open = stops.filter((s) => s.state === 'pending');
-  // A removed stop's order went back to pending: its own view is the order's now.
-  return stops
-    .filter((stop) => stop.state !== 'removed' && (!onlyStops || onlyStops.has(stop.id)))
-    .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate }));
+  // A removed stop's order went back to pending: its own view is the order's now. A cancelled
+  // route's stops still stored pending are removed ones its cancel has not written back yet.
+  const released = route.state === 'cancelled' ? open.filter((stop) => !onlyStops || onlyStops.has(stop.id)) : [];
+  const orderViews = await Promise.all(released.map(async (stop) => (await viewOfOrder(tenantId, stop.orderId, builtAt)).view));
+  return [
+    ...stops
+      .filter((stop) => stop.state !== 'removed' && (!onlyStops || onlyStops.has(stop.id)))
+      .filter((stop) => route.state !== 'cancelled' || stop.state !== 'pending')
+      .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate })),
+    ...orderViews.filter((view): view is ViewRecord => view !== null),
+  ];
 };
 
 export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), onlyStops?: ReadonlySet<string>): Promise<void> => {

@@ -225,4 +225,32 @@ describe('two assignments after the same orders', () => {
       else process.env.ROUTE_ASSIGNMENT_LEASE_SECONDS = previous;
     }
   }, 120_000);
+
+  it('a route cancel that dies after the route turned cancelled: its orders read pending and its stops removed, and they can be planned and cancelled again', async () => {
+    const { tenant, operator, driver } = await world();
+    const orders = await createOrders(tenant, operator, 60, 'CANCELDIES');
+    const plan = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }]);
+    const route = await tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(plan.id, driver) });
+    expect(route.status, route.text).toBe(201);
+    const cancelled = await throughGate(stack().dynamoEndpoint, async (gate) => {
+      // Every write-back after the route's own transaction fails: as if the function died there.
+      for (let i = 0; i < 200; i++) {
+        gate.rules.push({ operation: 'PutItem', match: (body) => JSON.stringify(body).includes('releasing = :route'), action: 'fail' });
+        gate.rules.push({ operation: 'UpdateItem', match: (body) => JSON.stringify(body).includes(':removed') || JSON.stringify(body).includes('REMOVE releasing'), action: 'fail' });
+      }
+      return tenant.call(operator, 'POST', `/v1/field/routes/${route.body.id}/cancel`, { body: { version: 1 } });
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(await storedOrder(tenant.id, orders[0].id)).toMatchObject({ state: 'assigned', releasing: route.body.id });
+    const read = await tenant.call(driver, 'GET', `/v1/field/routes/${route.body.id}`);
+    expect(read.body.stops.every((s: any) => s.state === 'removed' && s.version === 2)).toBe(true);
+    expect((await tenant.call(operator, 'GET', `/v1/distribution/orders/${orders[0].id}`)).body).toMatchObject({ state: 'pending', routeId: null, stopId: null, version: 3 });
+    const cancelOne = await tenant.call(operator, 'POST', `/v1/distribution/orders/${orders[59].id}/cancel`, { body: { version: 3 } });
+    expect(cancelOne.status, cancelOne.text).toBe(200);
+    expect(cancelOne.body).toMatchObject({ state: 'cancelled', version: 4 });
+    const again = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.slice(0, 59).map((o) => o.id) }]);
+    const reassigned = await tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(again.id, driver) });
+    expect(reassigned.status, reassigned.text).toBe(201);
+    for (const order of orders.slice(0, 59)) expect(await storedOrder(tenant.id, order.id)).toMatchObject({ state: 'assigned', routeId: reassigned.body.id, version: 4 });
+  }, 120_000);
 });

@@ -98,6 +98,25 @@ describe('a route of 300 stops', () => {
     const whole = await tenant.call(operator, 'GET', `/v1/field/routes/${routeId}`);
     expect(whole.body.stops.map((s: any) => s.id)).toEqual(read.body.stops.map((s: any) => s.id));
     expect(whole.body.stops[299].state).toBe('delivered');
+
+    // Cancelled: its 299 open stops removed and their orders pending again; the delivered one stays.
+    const cancelled = await tenant.call(operator, 'POST', `/v1/field/routes/${routeId}/cancel`, { body: { version: whole.body.version } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.stops.filter((s: any) => s.state === 'removed')).toHaveLength(299);
+    const after = await tenant.call(operator, 'GET', `/v1/field/routes/${routeId}`);
+    expect(after.body).toMatchObject({ state: 'cancelled' });
+    expect(after.body.stops.map((s: any) => s.state)).toEqual([...Array(299).fill('removed'), 'delivered']);
+    const listed = [];
+    for (let page = await tenant.call(operator, 'GET', '/v1/distribution/orders?limit=100'); ; page = await tenant.call(operator, 'GET', `/v1/distribution/orders?limit=100&after=${page.body.nextCursor}`)) {
+      listed.push(...page.body.items);
+      if (!page.body.nextCursor) break;
+    }
+    const byId = new Map(listed.map((o: any) => [o.id, o]));
+    expect(orders.slice(0, 299).every((o) => byId.get(o.id).state === 'pending' && byId.get(o.id).routeId === null)).toBe(true);
+    expect(byId.get(orders[299].id).state).toBe('delivered');
+    await expect.poll(() => collector.events.filter((e) => e.type === 'field.route.cancelled' && e.data.routeId === routeId).length, { timeout: 15_000 }).toBe(1);
+    const back = await waitForView(stack(), tokenOf(orders[250]), (v) => v.state === 'pending' && v.stopsBefore === null, 60_000);
+    expect(back.eta).toBeNull();
   }, 300_000);
 
   // A length over a schema's limit is 400 validation_failed here, as every other limit of a body (decisions 3).
