@@ -4,7 +4,7 @@ import { StateConflictError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
-import { findStoredOrders, orderItem, type OrderRecord } from './records.ts';
+import { orderItem, toOrderRecord, type OrderRecord } from './records.ts';
 
 /**
  * An order moved by a route assignment that has not finished (docs/long-routes.md): the order is
@@ -134,8 +134,11 @@ export const rollBackAssignment = async (tenantId: string, planId: string, vehic
   const claimKey = opsKeys.planRouteClaim(tenantId, planId, vehicleRouteId);
   const claim = await readClaim(tenantId, planId, vehicleRouteId);
   if (!claim || claim.owner !== token || claim.state !== 'assigning') throw new AssignmentInProgressError();
-  const stored = await findStoredOrders(tenantId, claim.orderIds);
-  const moved = [...stored.values()].filter((o) => o.hold?.routeId === claim.routeId);
+  // One GetItem each, not BatchGetItem: a cancel (the orders function) may run this, and holds no BatchGetItem grant.
+  const stored = await Promise.all(
+    claim.orderIds.map(async (id) => (await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.order(tenantId, id), ConsistentRead: true }))).Item),
+  );
+  const moved = stored.filter((item): item is Record<string, unknown> => item !== undefined).map(toOrderRecord).filter((o) => o.hold?.routeId === claim.routeId);
   // An update rather than a ConditionCheck: the orders function (a cancel releasing a dead assignment) is granted no ConditionCheckItem.
   const fence: Write = {
     item: {

@@ -46,7 +46,9 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
     if (!watched.has(item.entity as string)) continue;
     if (item.entity === 'order' && record.dynamodb?.OldImage && record.dynamodb?.NewImage) {
       const images = [record.dynamodb.OldImage, record.dynamodb.NewImage].map((i) => unmarshall(i as Record<string, AttributeValue>));
-      if (onlyMarksChanged(images[0], images[1])) continue;
+      // Moved by an assignment that has not finished: it reads as before until the route exists,
+      // and the route's own item then rebuilds its views.
+      if (images[1].assigning !== undefined || onlyMarksChanged(images[0], images[1])) continue;
     }
     const tenantId = item.tenantId as string;
     if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });

@@ -64,7 +64,7 @@ describe('a route of 300 stops', () => {
     const planned = Date.parse(plannedAt(250));
     const from = new Date(planned - HOUR).toISOString();
     const to = new Date(planned + HOUR).toISOString();
-    const before = await waitForView(stack(), tokenOf(orders[250]), (v) => v.eta !== null, 30_000);
+    const before = await waitForView(stack(), tokenOf(orders[250]), (v) => v.eta !== null, 90_000);
     expect(before).toMatchObject({ state: 'pending', stopsBefore: 250, etaNote: null, eta: { from, to, label: `${clock(from)} - ${clock(to)}` } });
     const page = await call(stack(), 'GET', `/t/${tokenOf(orders[250])}`);
     expect(page.text).toContain(`${clock(from)} - ${clock(to)}`);
@@ -73,12 +73,12 @@ describe('a route of 300 stops', () => {
     expect(started.status, started.text).toBe(200);
     expect(started.body.stops).toHaveLength(STOPS);
     // Once started, today's rules: no estimate until a position, then the 30-minute window.
-    const moving = await waitForView(stack(), tokenOf(orders[250]), (v) => v.state === 'on_the_way', 30_000);
+    const moving = await waitForView(stack(), tokenOf(orders[250]), (v) => v.state === 'on_the_way', 90_000);
     expect(moving.eta).toBeNull();
     expect(moving.etaNote).not.toBeNull();
     const position = await tenant.call(driver, 'POST', `/v1/field/routes/${routeId}/positions`, { body: { latitude: -33.41, longitude: -70.69, recordedAt: new Date().toISOString() } });
     expect(position.status, position.text).toBe(202);
-    const estimated = await waitForView(stack(), tokenOf(orders[1]), (v) => v.eta !== null, 30_000);
+    const estimated = await waitForView(stack(), tokenOf(orders[1]), (v) => v.eta !== null, 90_000);
     expect(Date.parse(estimated.eta.to) - Date.parse(estimated.eta.from)).toBe(30 * 60_000);
     expect(estimated.etaNote).toBeNull();
 
@@ -115,7 +115,7 @@ describe('a route of 300 stops', () => {
     expect(orders.slice(0, 299).every((o) => byId.get(o.id).state === 'pending' && byId.get(o.id).routeId === null)).toBe(true);
     expect(byId.get(orders[299].id).state).toBe('delivered');
     await expect.poll(() => collector.events.filter((e) => e.type === 'field.route.cancelled' && e.data.routeId === routeId).length, { timeout: 15_000 }).toBe(1);
-    const back = await waitForView(stack(), tokenOf(orders[250]), (v) => v.state === 'pending' && v.stopsBefore === null, 60_000);
+    const back = await waitForView(stack(), tokenOf(orders[250]), (v) => v.state === 'pending' && v.stopsBefore === null, 90_000);
     expect(back.eta).toBeNull();
   }, 300_000);
 
