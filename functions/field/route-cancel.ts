@@ -69,7 +69,10 @@ const writeBack = async (tenantId: string, routeId: string, open: StopRecord[], 
   const lane = async () => {
     for (let next = work.shift(); next; next = work.shift()) await next();
   };
-  await Promise.all(Array.from({ length: 8 }, lane));
+  // Every lane runs to its end before a failure is reported: nothing is left running behind the answer.
+  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, lane));
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
 };
 
 /**

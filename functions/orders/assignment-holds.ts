@@ -208,5 +208,8 @@ export const clearHolds = async (tenantId: string, routeId: string, orderIds: st
       }
     }
   };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  // Every lane runs to its end before a failure is reported: nothing is left running behind the answer.
+  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, worker));
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
 };
