@@ -4,15 +4,21 @@ import { startProviderBench } from './support/provider-bench.ts';
 import { fmt, median } from './support/stats.ts';
 
 /**
- * `npm run bench:guides`: the dispatch guides of a full route (45 stops), from the admin's POST to
+ * `npm run bench:guides [-- --stops 300 --rounds 1]`: the dispatch guides of a route (45 stops unless
+ * told; a route holds up to 300), from the admin's POST to
  * every stop's guide issued, through the provider fake held to the provider's rate (about 10
  * requests a second per token). The floor is the same provider calls made directly, with the
  * same spacing (110 ms after each answer): one shipping and one guide read per stop. The ratio says what our
  * path (queue, issue transactions, the provider turn-taking) costs beyond the provider itself.
  */
-// 45 is a route's most stops (routing's MAX_STOPS_PER_ROUTE: the assignment is one transaction); the issue's 50 cannot be one route.
-const STOPS = Number(process.env.BENCH_STOPS ?? 45);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const option = (name: string): string | undefined => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+// 45 was a route's most stops while its assignment was one transaction; now up to MAX_STOPS_PER_ROUTE (300).
+const STOPS = Number(option('stops') ?? process.env.BENCH_STOPS ?? 45);
+const ROUNDS = Number(option('rounds') ?? process.env.BENCH_ROUNDS ?? 3);
+if (!Number.isInteger(STOPS) || STOPS < 1 || STOPS > 300) throw new Error('--stops must be 1-300');
 const RATE_PER_SECOND = 10;
 process.env.LOG_LEVEL = 'WARN';
 

@@ -4,19 +4,19 @@ import { StateConflictError, UnprocessableError } from '../../shared/errors.ts';
 import { outboxEvent } from '../../shared/events/outbox.ts';
 import { newId } from '../../shared/ids.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { getMemberById } from '../../shared/tenancy/members.ts';
 import { createVehicle } from '../fleet/vehicles.ts';
-import { orderStateWrite } from '../orders/orders.ts';
+import { fingerprint } from '../../shared/idempotency.ts';
+import { AssignmentInProgressError, clearHolds, readClaim, releaseDeadAssignment } from '../orders/assignment-holds.ts';
 import { findOrders, type OrderRecord } from '../orders/records.ts';
-import { getPlan } from '../routing/plans.ts';
-import { routeItem, stopItem, withStops, type StopRecord } from './records.ts';
+import { finishReleases } from '../orders/route-release.ts';
+import { getPlanRecord } from '../routing/plans.ts';
+import { acquireClaim, alreadyAssigned, claimAssignedWrite, writeChunks, type Placement } from './assignment-chunks.ts';
+import { routeItem, withStops, type StopRecord } from './records.ts';
 import type { AssignRouteBody, RouteRecord, RouteWithWarnings } from './schemas.ts';
 import { vehicleDocumentsWarnings } from './vehicle-documents.ts';
-
-const alreadyAssigned = () => new StateConflictError('This route of the plan is already assigned.', 'route_already_assigned');
 
 /**
  * The fleet registry's vehicle with this plate, or a new one made in the same transaction. When
@@ -29,21 +29,41 @@ const resolveVehicle = async (tenantId: string, vehicle: AssignRouteBody['vehicl
   return { vehicleId: created.vehicle.id, writes: created.writes };
 };
 
+/** Orders of another planned route's unfinished assignment: wait for it, or release it when it died. */
+const releaseOtherHolds = async (tenantId: string, orders: OrderRecord[], ownRouteId: string | undefined, now: Date): Promise<void> => {
+  const others = new Map(orders.filter((o) => o.heldBy && o.heldBy.routeId !== ownRouteId).map((o) => [o.heldBy!.routeId, o.heldBy!]));
+  if (others.size === 0) return;
+  for (const hold of others.values()) {
+    try {
+      await releaseDeadAssignment(tenantId, hold, newId(), now);
+    } catch (error) {
+      if (error instanceof AssignmentInProgressError) {
+        const ids = orders.filter((o) => o.heldBy?.routeId === hold.routeId).map((o) => o.id);
+        throw new AssignmentInProgressError(`Orders being assigned to another route right now: ${ids.join(', ')}.`);
+      }
+      throw error;
+    }
+  }
+  throw new ReadOutdatedError();
+};
+
 /**
- * Turns one route of an approved plan into a route for a driver and a vehicle: the route, one
- * stop per order in the plan's order, each order marked assigned, and a claim that keeps the
- * planned route from being assigned twice, all in one transaction with the event.
+ * Turns one route of an approved plan into a route for a driver and a vehicle: up to 300 stops
+ * in the plan's order, each order marked assigned, all or nothing (docs/long-routes.md). The
+ * claim of the planned route is taken first, the stops and order moves follow in chunks, and the
+ * route item, the claim's `assigned` and the event are the request's own final transaction:
+ * until it commits no reader sees the route, and the orders read as pending.
  */
-export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: Date): Promise<{ route: RouteWithWarnings; writes: Write[] }> => {
-  const plan = await getPlan(tenantId, body.routePlanId);
+export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: Date): Promise<{ route: RouteWithWarnings; writes: Write[]; afterCommit: () => Promise<void> }> => {
+  const plan = await getPlanRecord(tenantId, body.routePlanId);
   if (plan.state !== 'approved') throw new StateConflictError('Only an approved plan can be assigned.');
   const planned = plan.routes.find((r) => r.vehicleRouteId === body.vehicleRouteId);
   if (!planned) throw new UnprocessableError('The plan has no route with this vehicleRouteId.', 'unknown_vehicle_route', [{ path: 'body.vehicleRouteId', message: 'not a route of the plan' }]);
   if (plan.serviceDate !== body.serviceDate) {
     throw new UnprocessableError('The service date differs from the plan’s.', 'service_date_mismatch', [{ path: 'body.serviceDate', message: `the plan is for ${plan.serviceDate}` }]);
   }
-  const claim = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.planRouteClaim(tenantId, plan.id, planned.vehicleRouteId), ConsistentRead: true }));
-  if (claim.Item) throw alreadyAssigned();
+  const existing = await readClaim(tenantId, plan.id, planned.vehicleRouteId);
+  if (existing?.state === 'assigned') throw alreadyAssigned();
   const worker = await getMemberById(tenantId, body.workerId);
   if (!worker || !worker.active || worker.role !== 'driver') {
     throw new UnprocessableError('workerId must name an active driver of this company.', 'invalid_worker', [{ path: 'body.workerId', message: 'not an active driver' }]);
@@ -51,12 +71,28 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
   const orders = await findOrders(tenantId, planned.orderIds);
   const unavailable = planned.orderIds.filter((id) => orders.get(id)?.state !== 'pending');
   if (unavailable.length > 0) throw new StateConflictError(`Orders no longer pending: ${unavailable.join(', ')}.`);
+  await releaseOtherHolds(tenantId, [...orders.values()], existing?.routeId, now);
+  if ([...orders.values()].some((o) => o.releasedFrom)) {
+    // Orders of a cancelled route that has not written them back yet: write them back first.
+    await finishReleases(tenantId, [...orders.values()]);
+    throw new ReadOutdatedError();
+  }
   const vehicle = await resolveVehicle(tenantId, body.vehicle, now);
   // A vehicle made by this assignment was not in the registry: it has no documents to check.
   const warnings = await vehicleDocumentsWarnings(tenantId, vehicle.writes.length === 0 ? vehicle.vehicleId : undefined, body.serviceDate, 'body.vehicle.plate');
 
+  const token = newId();
+  const claim = await acquireClaim({
+    tenantId,
+    planId: plan.id,
+    vehicleRouteId: planned.vehicleRouteId,
+    orderIds: planned.orderIds,
+    fingerprint: fingerprint('POST', '/v1/field/routes', body),
+    token,
+    now,
+  });
   const at = nowIso(now);
-  const routeId = newId();
+  const routeId = claim.routeId;
   const route: RouteRecord = {
     id: routeId,
     routePlanId: plan.id,
@@ -76,10 +112,10 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
     finishedAt: null,
     cancelledAt: null,
   };
-  const stops: StopRecord[] = planned.orderIds.map((orderId, i) => {
+  const placements: Placement[] = planned.orderIds.map((orderId, i) => {
     const order = orders.get(orderId) as OrderRecord;
-    return {
-      id: newId(),
+    const stop: StopRecord = {
+      id: claim.stopIds[i],
       sequence: i + 1,
       orderId,
       reference: order.reference,
@@ -88,13 +124,18 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
       outcomeAt: null,
       evidenceCount: 0,
       failureReason: null,
+      plannedArrivalAt: plan.plannedArrivals[orderId] ?? null,
       dispatchGuide: null,
       receivedBy: null,
       version: 1,
       trackingToken: order.trackingToken,
       evidence: [],
     };
+    return { stop, order };
   });
+  await writeChunks(claim, { tenantId, planId: plan.id, vehicleRouteId: planned.vehicleRouteId }, placements, at);
+
+  const stops = placements.map((p) => p.stop);
   const event = outboxEvent(
     tenantId,
     'field.route.assigned',
@@ -102,18 +143,10 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
     now,
   );
   const writes: Write[] = [
-    {
-      item: { Put: { TableName: tableName(), Item: { ...opsKeys.planRouteClaim(tenantId, plan.id, planned.vehicleRouteId), entity: 'plan-route-claim', routeId }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      onConditionFailed: alreadyAssigned,
-    },
-    { item: { Put: { TableName: tableName(), Item: routeItem(tenantId, route), ConditionExpression: 'attribute_not_exists(pk)' } } },
+    claimAssignedWrite(tenantId, plan.id, planned.vehicleRouteId, token),
+    { item: { Put: { TableName: tableName(), Item: routeItem(tenantId, route), ConditionExpression: 'attribute_not_exists(pk)' } }, onConditionFailed: alreadyAssigned },
     ...vehicle.writes,
-    ...stops.map((stop): Write => ({ item: { Put: { TableName: tableName(), Item: stopItem(tenantId, routeId, stop), ConditionExpression: 'attribute_not_exists(pk)' } } })),
-    ...stops.map((stop) => {
-      const order = orders.get(stop.orderId) as OrderRecord;
-      return orderStateWrite(tenantId, { ...order, state: 'assigned', routeId, stopId: stop.id, version: order.version + 1, updatedAt: at }, { version: order.version, state: 'pending' });
-    }),
     event.write,
   ];
-  return { route: { ...withStops(route, stops), warnings }, writes };
+  return { route: { ...withStops(route, stops), warnings }, writes, afterCommit: () => clearHolds(tenantId, routeId, planned.orderIds) };
 };

@@ -37,8 +37,8 @@ export interface RouteGuideItem {
 /**
  * Stops per transaction: each takes its intent and its guard (2 items) beside the route's check;
  * the request's own transaction also carries its idempotency record and audit entry (45 stops:
- * 93 items). A route holds at most 45 stops today (routing's limit), so one transaction makes
- * them all; the chunks are there for a limit that grows.
+ * 93 items). A route of 300 stops (decisions 15) makes its guides in six chunks of 49 and the
+ * request's own 45: the earlier chunks commit first, each whole.
  */
 export const GUIDE_CHUNKS = { inRequest: 45, perChunk: 49 };
 

@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { assignRoute } from './assign.ts';
-import { cancelRoute, finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
+import { finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
+import { cancelRoute } from './route-cancel.ts';
 import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, RouteWithWarnings, Stop, StopParams } from './schemas.ts';
 import { receiptOf } from './receipt.ts';
 import { settleStop } from './stop-actions.ts';
@@ -23,10 +24,16 @@ export const assignRouteOperation = defineOperation({
   body: AssignRouteBody,
   // Assignments naming one new plate race on its claim; run again, the loser uses the vehicle the winner made.
   retryOnConflict: true,
-  responses: { 201: { description: 'The route, state assigned, with the tenant’s warnings (vehicle documents)', schema: RouteWithWarnings } },
+  responses: {
+    201: { description: 'The route, state assigned, with the tenant’s warnings (vehicle documents)', schema: RouteWithWarnings },
+    409: {
+      description:
+        '`route_already_assigned`; `invalid_state` (plan not approved, or an order no longer pending: the assignment wrote nothing, or rolled back what it wrote); `assignment_in_progress` (another request is assigning this planned route, or another route is being assigned one of its orders, right now)',
+    },
+  },
   handle: async ({ body, caller }) => {
-    const { route, writes } = await assignRoute(caller.tenantId, body, caller.now);
-    return { status: 201, body: route, headers: { location: `/v1/field/routes/${route.id}` }, writes, resourceId: route.id };
+    const { route, writes, afterCommit } = await assignRoute(caller.tenantId, body, caller.now);
+    return { status: 201, body: route, headers: { location: `/v1/field/routes/${route.id}` }, writes, resourceId: route.id, afterCommit };
   },
 });
 
@@ -137,8 +144,8 @@ export const cancelRouteOperation = defineOperation({
   body: CancelRouteBody,
   responses: routeResponse,
   handle: async ({ params, body, caller }) => {
-    const { route, writes } = await cancelRoute(caller, params.id, body.version);
-    return { status: 200, body: route, writes, resourceId: route.id };
+    const { route, writes, afterCommit } = await cancelRoute(caller, params.id, body.version);
+    return { status: 200, body: route, writes, resourceId: route.id, afterCommit };
   },
 });
 

@@ -73,6 +73,7 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   outcomeAt: (item.outcomeAt as string | undefined) ?? null,
   evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
   failureReason: (item.failureReason as string | undefined) ?? null,
+  plannedArrivalAt: (item.plannedArrivalAt as string | undefined) ?? null,
   // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
   dispatchGuide: null,
   receivedBy: storedReceipt(item.receivedBy),
@@ -95,6 +96,7 @@ export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) =>
   outcomeAt: stop.outcomeAt ?? undefined,
   evidenceCount: stop.evidenceCount,
   failureReason: stop.failureReason ?? undefined,
+  plannedArrivalAt: stop.plannedArrivalAt ?? undefined,
   receivedBy: stop.receivedBy ?? undefined,
   evidence: stop.evidence,
   trackingToken: stop.trackingToken,
@@ -114,8 +116,12 @@ export const getRouteRecord = async (tenantId: string, routeId: string): Promise
   return route;
 };
 
-/** The route's partition: its stops in sequence order and its last position. */
-export const readRoutePartition = async (tenantId: string, routeId: string): Promise<{ stops: StopRecord[]; position: PositionRecord | null }> => {
+/**
+ * The route's partition: its stops in sequence order and its last position. Given the route's
+ * state, a cancelled route's stops still stored pending read as the removed stops they are
+ * (its cancel writes them after the route, route-cancel.ts).
+ */
+export const readRoutePartition = async (tenantId: string, routeId: string, routeState?: RouteRecord['state']): Promise<{ stops: StopRecord[]; position: PositionRecord | null }> => {
   const items: Record<string, unknown>[] = [];
   for await (const item of queryAll({
     TableName: tableName(),
@@ -129,6 +135,7 @@ export const readRoutePartition = async (tenantId: string, routeId: string): Pro
   const stops = items
     .filter((i) => i.entity === 'stop')
     .map((i) => ({ ...toStopRecord(i), dispatchGuide: stopGuideView(guides.get(i.stopId as string)) }))
+    .map((stop) => (routeState === 'cancelled' && stop.state === 'pending' ? { ...stop, state: 'removed' as const, version: stop.version + 1 } : stop))
     .sort((a, b) => a.sequence - b.sequence);
   const position = items.find((i) => i.entity === 'route-position');
   return { stops, position: position ? { latitude: position.latitude as number, longitude: position.longitude as number, recordedAt: position.recordedAt as string } : null };

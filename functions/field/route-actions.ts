@@ -21,7 +21,7 @@ const CLOCK_SKEW_MS = 2 * 60_000;
 export const getRoute = async (caller: Caller, routeId: string): Promise<Route> => {
   const route = await getRouteRecord(caller.tenantId, routeId);
   assertMayRead(caller, route);
-  return withStops(route, (await readRoutePartition(caller.tenantId, routeId)).stops);
+  return withStops(route, (await readRoutePartition(caller.tenantId, routeId, route.state)).stops);
 };
 
 export const startRoute = async (caller: Caller, routeId: string): Promise<{ route: RouteWithWarnings; writes: Write[] }> => {
@@ -59,43 +59,6 @@ export const finishRoute = async (caller: Caller, routeId: string): Promise<{ ro
     route: withStops(next, stops),
     writes: [routeWrite(caller.tenantId, next, current.version), outboxEvent(caller.tenantId, 'field.route.finished', { routeId, finishedAt: at, summary }, caller.now).write],
   };
-};
-
-/**
- * Cancels a route not yet finished. Its stops without an outcome are removed and their orders
- * go back to pending, so that another plan can take them; outcomes already made stay.
- */
-export const cancelRoute = async (caller: Caller, routeId: string, version: number): Promise<{ route: Route; writes: Write[] }> => {
-  const current = await getRouteRecord(caller.tenantId, routeId);
-  assertMayAct(caller, current);
-  if (current.version !== version) throw new VersionMismatchError(current.version, version);
-  requireRouteState(current, ['assigned', 'started'], 'be cancelled');
-  const at = nowIso(caller.now);
-  const next: RouteRecord = { ...current, state: 'cancelled', cancelledAt: at, updatedAt: at, version: current.version + 1 };
-  const { stops } = await readRoutePartition(caller.tenantId, routeId);
-  const open = stops.filter((s) => s.state === 'pending');
-  const orders = await findOrders(caller.tenantId, open.map((s) => s.orderId));
-  const writes: Write[] = [routeWrite(caller.tenantId, next, current.version, version)];
-  for (const stop of open) {
-    writes.push({
-      item: {
-        Put: {
-          TableName: tableName(),
-          Item: stopItem(caller.tenantId, routeId, { ...stop, state: 'removed', version: stop.version + 1 }),
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':version': stop.version },
-        },
-      },
-      onConditionFailed: () => new StateConflictError('A stop changed meanwhile; reload the route and try again.', 'concurrent_update'),
-    });
-    const order = orders.get(stop.orderId);
-    if (order && order.state === 'assigned' && order.routeId === routeId) {
-      writes.push(orderStateWrite(caller.tenantId, { ...order, state: 'pending', routeId: null, stopId: null, version: order.version + 1, updatedAt: at }, { version: order.version, state: 'assigned' }));
-    }
-  }
-  writes.push(outboxEvent(caller.tenantId, 'field.route.cancelled', { routeId, serviceDate: current.serviceDate }, caller.now).write);
-  const settled = stops.map((s) => (s.state === 'pending' ? { ...s, state: 'removed' as const, version: s.version + 1 } : s));
-  return { route: withStops(next, settled), writes };
 };
 
 /**

@@ -6,11 +6,13 @@ import { tenantPk } from '../../shared/table/keys.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
-import type { Write } from '../../shared/table/transaction.ts';
+import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { InvalidOrderError } from './errors.ts';
+import { releaseDeadAssignment } from './assignment-holds.ts';
+import { finishReleases } from './route-release.ts';
 import { resolveGoods, type Goods } from './goods.ts';
 import { checkOrderPlanning, resolvePlanning } from './planning.ts';
-import { getOrderRecord, orderItem, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
+import { getOrderRecord, orderItem, resolveOrders, toOrder, toOrderRecord, type OrderRecord } from './records.ts';
 import type { CreateOrderBody, Order } from './schemas.ts';
 import { newTrackingToken } from './tracking-token.ts';
 
@@ -61,8 +63,10 @@ export const createOrder = async (tenantId: string, body: CreateOrderBody, now: 
 
 export const getOrder = async (tenantId: string, orderId: string, baseUrl: string): Promise<Order> => toOrder(await getOrderRecord(tenantId, orderId), baseUrl);
 
-export const listOrders = (tenantId: string, page: { after?: string; limit: number }, baseUrl: string): Promise<Page<Order>> =>
-  queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, (item) => toOrder(toOrderRecord(item), baseUrl), (o) => o.id);
+export const listOrders = async (tenantId: string, page: { after?: string; limit: number }, baseUrl: string): Promise<Page<Order>> => {
+  const stored = await queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, toOrderRecord, (o) => o.id);
+  return { items: (await resolveOrders(tenantId, stored.items)).map((o) => toOrder(o, baseUrl)), nextCursor: stored.nextCursor };
+};
 
 /** The version-checked write of an order's new state, shared by cancel and the field actions. */
 export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: { version?: number; state: string }): Write => ({
@@ -88,6 +92,16 @@ export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: {
  */
 export const cancelOrder = async (tenantId: string, orderId: string, version: number, now: Date, baseUrl: string): Promise<{ order: Order; writes: Write[] }> => {
   const current = await getOrderRecord(tenantId, orderId);
+  if (current.heldBy) {
+    // An assignment that died midway holds it: roll that back first (409 while it is alive).
+    await releaseDeadAssignment(tenantId, current.heldBy, newId(), now);
+    throw new ReadOutdatedError();
+  }
+  if (current.releasedFrom) {
+    // Its route was cancelled and has not written it back yet: write it back, then cancel it.
+    await finishReleases(tenantId, [current]);
+    throw new ReadOutdatedError();
+  }
   if (current.version !== version) throw new VersionMismatchError(current.version, version);
   if (current.state !== 'pending' && current.state !== 'assigned') throw new StateConflictError(`An order that is ${current.state} cannot be cancelled.`);
   const at = nowIso(now);

@@ -4,6 +4,11 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import type { OrderLineRecord } from './goods-schemas.ts';
 import { storedPlanning } from './planning.ts';
+import { holdOf, resolveHolds, type AssignmentHold } from './assignment-holds.ts';
+import { resolveReleases } from './route-release.ts';
+
+/** Orders as readers see them: an unfinished assignment's or a cancelled route's changes resolved. */
+export const resolveOrders = async (tenantId: string, orders: OrderRecord[]): Promise<OrderRecord[]> => resolveReleases(tenantId, await resolveHolds(tenantId, orders));
 import type { Order, OrderState } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
 
@@ -24,6 +29,14 @@ export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'lines' | 'time
   serviceMinutes: number;
   load: { weightKg: number; volumeM3: number };
   skills: string[];
+  /** As stored: the unfinished assignment that moved it (assignment-holds.ts). */
+  hold?: AssignmentHold;
+  /** As read: the order is pending, but an unfinished assignment holds it; writers must not take it. */
+  heldBy?: AssignmentHold;
+  /** As stored: the route whose cancel marked it, to be written back to pending (route-release.ts). */
+  releasing?: string;
+  /** As read: its route was cancelled and it reads pending, though not yet written back. */
+  releasedFrom?: string;
 }
 
 /** Orders stored before goods existed read as orders without goods. */
@@ -54,9 +67,11 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   cancelledAt: (item.cancelledAt as string | undefined) ?? null,
+  hold: holdOf(item),
+  releasing: (item.releasing as string | undefined) ?? undefined,
 });
 
-export const toOrder = ({ trackingToken, customerExternalId: _c, lines, ...rest }: OrderRecord, baseUrl: string): Order => ({
+export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h, heldBy: _b, releasing: _r, releasedFrom: _f, ...rest }: OrderRecord, baseUrl: string): Order => ({
   ...rest,
   lines: lines.map(({ variantExternalId: _v, ...line }) => line),
   trackingUrl: trackingUrl(trackingToken, baseUrl),
@@ -92,7 +107,7 @@ export const orderItem = (tenantId: string, order: OrderRecord) => ({
 
 export const findOrder = async (tenantId: string, orderId: string): Promise<OrderRecord | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.order(tenantId, orderId), ConsistentRead: true }));
-  return Item ? toOrderRecord(Item) : undefined;
+  return Item ? (await resolveOrders(tenantId, [toOrderRecord(Item)]))[0] : undefined;
 };
 
 export const getOrderRecord = async (tenantId: string, orderId: string): Promise<OrderRecord> => {
@@ -101,8 +116,14 @@ export const getOrderRecord = async (tenantId: string, orderId: string): Promise
   return order;
 };
 
-/** Several orders at once (plans and routes name up to hundreds); missing ones are left out. */
+/** Several orders at once (plans and routes name up to hundreds), as readers see them; missing ones are left out. */
 export const findOrders = async (tenantId: string, orderIds: string[]): Promise<Map<string, OrderRecord>> => {
+  const stored = await findStoredOrders(tenantId, orderIds);
+  return new Map((await resolveOrders(tenantId, [...stored.values()])).map((o) => [o.id, o]));
+};
+
+/** Several orders exactly as stored, holds of unfinished assignments included. */
+export const findStoredOrders = async (tenantId: string, orderIds: string[]): Promise<Map<string, OrderRecord>> => {
   const found = new Map<string, OrderRecord>();
   const unique = [...new Set(orderIds)];
   for (let i = 0; i < unique.length; i += 100) {

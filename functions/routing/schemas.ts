@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { DateTime, IsoDate, Uuid, Version } from '../../shared/http/schemas.ts';
+import { MAX_ROUTE_STOPS } from './preview-schemas.ts';
 
-/** A route's stops, its orders and their claims all commit in one transaction (100 items at most). */
-export const MAX_STOPS_PER_ROUTE = 45;
+/** A route holds up to 300 stops (decisions 15); it is assigned in chunks (docs/long-routes.md). */
+export const MAX_STOPS_PER_ROUTE = MAX_ROUTE_STOPS;
 
 export const VehicleRouteId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(128, 'must be at most 128 characters'));
 

@@ -10,6 +10,15 @@ import { projectOrder, projectRoute } from './projection.ts';
 const watched = new Set(['order', 'route', 'stop', 'route-position']);
 
 /**
+ * An order change that only took an assignment's hold off or put a cancel's mark on
+ * (functions/orders/assignment-holds.ts, route-release.ts): no view moves.
+ */
+const onlyMarksChanged = (oldImage: Record<string, unknown>, newImage: Record<string, unknown>): boolean => {
+  const rest = ({ assigning: _hold, releasing: _mark, ...others }: Record<string, unknown>) => JSON.stringify(Object.entries(others).sort());
+  return rest(oldImage) === rest(newImage);
+};
+
+/**
  * The tracking projection: a table stream consumer that rebuilds the views touched by a batch
  * from the items as they are now (not from the images), so that redelivered or reordered records
  * converge on the same view. Reading a view is then one GetItem.
@@ -35,6 +44,12 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
       continue;
     }
     if (!watched.has(item.entity as string)) continue;
+    if (item.entity === 'order' && record.dynamodb?.OldImage && record.dynamodb?.NewImage) {
+      const images = [record.dynamodb.OldImage, record.dynamodb.NewImage].map((i) => unmarshall(i as Record<string, AttributeValue>));
+      // Moved by an assignment that has not finished: it reads as before until the route exists,
+      // and the route's own item then rebuilds its views.
+      if (images[1].assigning !== undefined || onlyMarksChanged(images[0], images[1])) continue;
+    }
     const tenantId = item.tenantId as string;
     if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
     else routes.set(`${tenantId}/${item.routeId}`, { tenantId, routeId: item.routeId as string });

@@ -56,7 +56,7 @@ const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, toke
   builtAt,
 });
 
-const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null } as const;
+const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null, plannedArrivalAt: null } as const;
 
 /** The view of an order on no route (pending, or cancelled before it was planned); else the order's route. */
 export const viewOfOrder = async (tenantId: string, orderId: string, builtAt: string): Promise<{ view: ViewRecord | null; routeId: string | null }> => {
@@ -100,10 +100,17 @@ export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: s
   const moving = route.state === 'started';
   const driver = moving ? await getMemberById(tenantId, route.workerId) : undefined;
   const open = stops.filter((s) => s.state === 'pending');
-  // A removed stop's order went back to pending: its own view is the order's now.
-  return stops
-    .filter((stop) => stop.state !== 'removed' && (!onlyStops || onlyStops.has(stop.id)))
-    .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate }));
+  // A removed stop's order went back to pending: its own view is the order's now. A cancelled
+  // route's stops still stored pending are removed ones its cancel has not written back yet.
+  const released = route.state === 'cancelled' ? open.filter((stop) => !onlyStops || onlyStops.has(stop.id)) : [];
+  const orderViews = await Promise.all(released.map(async (stop) => (await viewOfOrder(tenantId, stop.orderId, builtAt)).view));
+  return [
+    ...stops
+      .filter((stop) => stop.state !== 'removed' && (!onlyStops || onlyStops.has(stop.id)))
+      .filter((stop) => route.state !== 'cancelled' || stop.state !== 'pending')
+      .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate })),
+    ...orderViews.filter((view): view is ViewRecord => view !== null),
+  ];
 };
 
 export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), onlyStops?: ReadonlySet<string>): Promise<void> => {
@@ -124,7 +131,7 @@ const viewOfStop = (
     return { ...empty, ...head, phase, closedAt: stop.outcomeAt };
   }
   const before = open.filter((s) => s.sequence < stop.sequence);
-  if (!context.moving) return { ...empty, ...head, phase: 'pending', stopsBefore: before.length };
+  if (!context.moving) return { ...empty, ...head, phase: 'pending', stopsBefore: before.length, plannedArrivalAt: stop.plannedArrivalAt };
   const destination = { latitude: stop.address.latitude, longitude: stop.address.longitude };
   const position = context.position;
   return {

@@ -25,6 +25,8 @@ export interface ViewRecord {
   closedAt: string | null;
   /** The stop's dispatch guide folio once issued or provider_recorded (issue 17); nothing else of the guide. */
   dispatchGuideNumber: string | null;
+  /** The stop's planned arrival (a plan from a preview, decisions 15): the ETA before the route starts. */
+  plannedArrivalAt: string | null;
   /** When the projection read the state this view was made from; an older build never wins. */
   builtAt: string;
 }
@@ -45,5 +47,6 @@ export const toViewRecord = (item: Record<string, unknown>): ViewRecord => ({
   relative: (item.relative as ViewRecord['relative'] | undefined) ?? null,
   closedAt: (item.closedAt as string | undefined) ?? null,
   dispatchGuideNumber: (item.dispatchGuideNumber as string | undefined) ?? null,
+  plannedArrivalAt: (item.plannedArrivalAt as string | undefined) ?? null,
   builtAt: item.builtAt as string,
 });

@@ -9,6 +9,7 @@ import { toViewRecord, type ViewRecord } from './view-record.ts';
 
 const FIVE_MINUTES = 5 * 60_000;
 const WINDOW_MS = 30 * 60_000;
+const HOUR_MS = 60 * 60_000;
 
 /** The view of a live link, or undefined: unknown, malformed, or 7 days past its close. */
 export const findView = async (token: string, now: Date): Promise<ViewRecord | undefined> => {
@@ -35,25 +36,30 @@ export const clockLabel = (at: Date, timeZone: string, lang: Lang): string =>
 export const dayLabel = (day: string, lang: Lang): string =>
   new Intl.DateTimeFormat(texts[lang].locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
 
+const windowOf = (from: number, to: number, timeZone: string, lang: Lang): NonNullable<TrackingView['eta']> => ({
+  from: new Date(from).toISOString(),
+  to: new Date(to).toISOString(),
+  label: `${clockLabel(new Date(from), timeZone, lang)} - ${clockLabel(new Date(to), timeZone, lang)}`,
+});
+
+/** Before the route starts, a stop the preview planned: two hours from an hour before the planned arrival (decisions 15). */
+const plannedWindow = (planned: number, timeZone: string, lang: Lang) => windowOf(planned - HOUR_MS, planned + HOUR_MS, timeZone, lang);
+
 /**
  * The estimate runs from the last position; a driver behind it is expected from now on. The
  * window starts 10 minutes before the estimate on a 5-minute mark, never in the past, and lasts 30.
  */
 const etaOf = (view: ViewRecord, now: Date, lang: Lang): TrackingView['eta'] => {
+  if (view.phase === 'pending' && view.plannedArrivalAt) return plannedWindow(Date.parse(view.plannedArrivalAt), view.timeZone, lang);
   if (view.phase !== 'moving' || !view.position || view.travelSeconds === null) return null;
   const estimate = Math.max(now.getTime(), Date.parse(view.position.recordedAt) + view.travelSeconds * 1000);
   const from = Math.max(Math.floor((estimate - 2 * FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES, Math.floor(now.getTime() / FIVE_MINUTES) * FIVE_MINUTES);
-  const to = from + WINDOW_MS;
-  return {
-    from: new Date(from).toISOString(),
-    to: new Date(to).toISOString(),
-    label: `${clockLabel(new Date(from), view.timeZone, lang)} - ${clockLabel(new Date(to), view.timeZone, lang)}`,
-  };
+  return windowOf(from, from + WINDOW_MS, view.timeZone, lang);
 };
 
 const noteOf = (view: ViewRecord, eta: TrackingView['eta'], lang: Lang): string | null => {
   const t = texts[lang];
-  if (view.phase === 'pending') return t.scheduled(dayLabel(view.serviceDate, lang));
+  if (view.phase === 'pending') return eta ? null : t.scheduled(dayLabel(view.serviceDate, lang));
   if (view.phase === 'moving') return eta ? null : t.awaitingPosition;
   if (view.phase === 'cancelled') return t.cancelled;
   return null;

@@ -3,6 +3,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { table, tableName } from '../../shared/table/client.ts';
+import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { TestTenant } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 import { created, orderBody, routeWithOrders, tokenOf, waitForView } from '../e2e/operations/support.ts';
@@ -12,8 +15,8 @@ const stack = useLocalStack();
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let browser: Browser;
-/** Links in three states: pending, on the way with a position, delivered. */
-const links = { pending: '', moving: '', delivered: '' };
+/** Links in four states: pending, pending on a planned route (its window), on the way with a position, delivered. */
+const links = { pending: '', planned: '', moving: '', delivered: '' };
 
 beforeAll(async () => {
   browser = await launch();
@@ -27,6 +30,13 @@ beforeAll(async () => {
     [-33.425, -70.61],
     [-33.42, -70.6],
   ]);
+  // A route from a plan with the preview's arrivals, not started: its window of two hours.
+  const plannedOrder = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('PED-2026-0043') }));
+  const plannedPlan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: '2026-11-23', routes: [{ vehicleRouteId: 'V1', orderIds: [plannedOrder.id] }] } }));
+  await table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.plan(tenant.id, plannedPlan.id), UpdateExpression: 'SET plannedArrivals = :p', ExpressionAttributeValues: { ':p': { [plannedOrder.id]: '2026-11-23T10:15:00-03:00' } } }));
+  created(await tenant.call(operator, 'POST', `/v1/routing/plans/${plannedPlan.id}/approve`, { body: { version: 1 } }), 200);
+  created(await tenant.call(operator, 'POST', '/v1/field/routes', { body: { routePlanId: plannedPlan.id, vehicleRouteId: 'V1', workerId: driver.id, serviceDate: '2026-11-23', depotName: 'Bodega Quilicura', vehicle: { plate: 'PLAN01', label: 'Camión 1' } } }));
+  links.planned = tokenOf(plannedOrder);
   await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`);
   await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/positions`, { body: { latitude: -33.4489, longitude: -70.6693, recordedAt: new Date().toISOString() } });
   await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: {} });
@@ -35,6 +45,7 @@ beforeAll(async () => {
   await waitForView(stack(), links.moving, (v) => v.approximatePosition !== null && v.stopsBefore === 2);
   await waitForView(stack(), links.delivered, (v) => v.state === 'delivered');
   await waitForView(stack(), links.pending, (v) => v.state === 'pending');
+  await waitForView(stack(), links.planned, (v) => v.eta !== null);
 }, 60_000);
 
 afterAll(async () => {
@@ -80,6 +91,7 @@ describe('the tracking page in Chromium', () => {
   it('renders the pending and delivered states, and English by Accept-Language', async () => {
     for (const [state, token, locale, expected] of [
       ['pending', links.pending, 'es-CL', /Pendiente[\s\S]*Entrega programada para el lunes, 23 de noviembre/],
+      ['planned', links.planned, 'es-CL', /Pendiente[\s\S]*09:15 - 11:15/],
       ['delivered', links.delivered, 'es-CL', /Entregado[\s\S]*Entregado el/],
       ['english', links.moving, 'en-GB', /On the way[\s\S]*Estimated arrival/],
     ] as const) {
@@ -137,6 +149,7 @@ describe('the tracking page in Chromium', () => {
       [links.moving, { width: 390, height: 844 }],
       [links.moving, { width: 1280, height: 800 }],
       [links.pending, { width: 390, height: 844 }],
+      [links.planned, { width: 390, height: 844 }],
       [links.delivered, { width: 390, height: 844 }],
       ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { width: 390, height: 844 }],
     ] as const) {

@@ -22,6 +22,7 @@ const base: ViewRecord = {
   relative: { direction: 0, band: 2 },
   closedAt: null,
   dispatchGuideNumber: null,
+  plannedArrivalAt: null,
   builtAt: '2026-11-23T16:58:01.000Z',
 };
 
@@ -50,6 +51,15 @@ describe('the public view', () => {
     expect(publicView({ ...base, phase: 'cancelled', closedAt: now.toISOString() }, now)).toMatchObject({ state: 'failed', etaNote: 'El pedido fue cancelado y no será entregado.' });
     const pending = publicView({ ...base, phase: 'pending', driverFirstName: null, position: null, travelSeconds: null }, now, 'en');
     expect(pending).toMatchObject({ state: 'pending', eta: null, driver: null, refreshSeconds: 120, etaNote: 'Delivery scheduled for Monday 23 November.' });
+  });
+
+  it('before the route starts, shows the two hours around a planned arrival (from an hour before), labelled in the company’s zone, and no note', () => {
+    const planned = { ...base, phase: 'pending' as const, driverFirstName: null, position: null, travelSeconds: null, plannedArrivalAt: '2026-11-23T15:40:00-03:00' };
+    const view = publicView(planned, now, 'en');
+    expect(view.eta).toEqual({ from: '2026-11-23T17:40:00.000Z', to: '2026-11-23T19:40:00.000Z', label: '14:40 - 16:40' });
+    expect(view).toMatchObject({ state: 'pending', etaNote: null, refreshSeconds: 120 });
+    // Once moving, the planned arrival no longer counts: the 30-minute estimate from the position.
+    expect(publicView({ ...base, plannedArrivalAt: '2026-11-23T15:40:00-03:00' }, now).eta).toEqual({ from: '2026-11-23T17:25:00.000Z', to: '2026-11-23T17:55:00.000Z', label: '14:25 - 14:55' });
   });
 });
 

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useLocalStack } from '../../support/stack.ts';
+import { created } from '../operations/support.ts';
+import { approvedPlan, assignBody, SERVICE_DATE } from '../routes/support.ts';
+import { guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
+
+// The spacing of provider calls is not under test here (bench:guides measures it): 300 guides at 110 ms a call take a minute.
+const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR', IMPORT_PROVIDER_MIN_INTERVAL_MS: '0' } });
+
+const STOPS = 300;
+const lines = [{ variantId: null, description: 'Harina 25 kg', quantity: '2', unitPriceMinor: '18990' }];
+
+describe('dispatch guides of a route of 300 stops', () => {
+  let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
+
+  beforeAll(async () => {
+    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
+  }, 60_000);
+  afterAll(async () => fake?.stop());
+
+  it('makes every stop’s guide in one request and the worker issues all 300 at the provider, once each', async () => {
+    const orders: any[] = new Array(STOPS);
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < STOPS; i = next++) {
+        const body = {
+          reference: `GL-${i}`,
+          recipient: { name: `Almacén ${i}` },
+          address: { text: `San Pablo ${3000 + i}`, latitude: -33.44 + i / 10_000, longitude: -70.68, municipality: 'Quinta Normal', city: 'Santiago' },
+          serviceDate: SERVICE_DATE,
+          connectionId: ready.connectionId,
+          customerId: ready.customerId,
+          lines,
+        };
+        orders[i] = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body }));
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, lane));
+    const plan = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }]);
+    const route = created(await tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(plan.id, driver) }));
+    expect(route.stops).toHaveLength(STOPS);
+
+    const answer = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'sale' } });
+    expect(answer.status, answer.text).toBe(202);
+    expect(answer.body.items.map((i: { stopId: string }) => i.stopId)).toEqual(route.stops.map((s: { id: string }) => s.id));
+    expect(new Set(answer.body.items.map((i: { intentId: string }) => i.intentId)).size).toBe(STOPS);
+
+    const issued = await waitForGuides(tenant, admin, route.id, STOPS, ['issued'], 240_000);
+    expect(new Set(issued.stops.map((s: { dispatchGuide: { number: string } }) => s.dispatchGuide.number)).size).toBe(STOPS);
+    const salesIds = fake.shippings(ready.token).map((s) => s.salesId);
+    expect(salesIds).toHaveLength(STOPS);
+    expect(new Set(salesIds).size).toBe(STOPS);
+    // Asked again: every stop has its live guide, nothing new is made.
+    const again = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'sale' } });
+    expect(again.status, again.text).toBe(202);
+    expect(again.body.items).toEqual(answer.body.items);
+    expect(fake.shippings(ready.token)).toHaveLength(STOPS);
+  }, 300_000);
+});

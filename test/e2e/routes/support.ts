@@ -1,0 +1,58 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { table, tableName } from '../../../shared/table/client.ts';
+import { opsKeys } from '../../../shared/table/keys-operations.ts';
+import type { TestMember, TestTenant } from '../../support/api.ts';
+import { created, orderBody, plate } from '../operations/support.ts';
+
+export const SERVICE_DATE = '2026-11-23';
+
+/** `count` orders through the API, a few at a time, in the order asked. */
+export const createOrders = async (tenant: TestTenant, operator: TestMember, count: number, prefix: string): Promise<any[]> => {
+  const orders: any[] = new Array(count);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < count; i = next++) {
+      // Spread over Santiago so a route has distances to travel.
+      orders[i] = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody(`${prefix}-${i}`, -33.40 - (i % 20) * 0.005, -70.70 + Math.floor(i / 20) * 0.005, SERVICE_DATE) }));
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, lane));
+  return orders;
+};
+
+/** A client-computed plan of these routes, approved; `plannedArrivals` written as a plan from a preview has them. */
+export const approvedPlan = async (tenant: TestTenant, operator: TestMember, routes: { vehicleRouteId: string; orderIds: string[] }[], plannedArrivals?: Record<string, string>) => {
+  const plan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: SERVICE_DATE, routes } }));
+  if (plannedArrivals) {
+    await table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.plan(tenant.id, plan.id), UpdateExpression: 'SET plannedArrivals = :p', ExpressionAttributeValues: { ':p': plannedArrivals } }));
+  }
+  created(await tenant.call(operator, 'POST', `/v1/routing/plans/${plan.id}/approve`, { body: { version: 1 } }), 200);
+  return plan;
+};
+
+export const assignBody = (planId: string, driver: TestMember, vehicleRouteId = 'V1', vehiclePlate = plate()) => ({
+  routePlanId: planId,
+  vehicleRouteId,
+  workerId: driver.id,
+  serviceDate: SERVICE_DATE,
+  depotName: 'Bodega Quilicura',
+  vehicle: { plate: vehiclePlate, label: 'Camión 3/4' },
+});
+
+export const storedClaim = async (tenantId: string, planId: string, vehicleRouteId = 'V1') =>
+  (await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.planRouteClaim(tenantId, planId, vehicleRouteId), ConsistentRead: true }))).Item;
+
+export const storedOrder = async (tenantId: string, orderId: string) =>
+  (await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.order(tenantId, orderId), ConsistentRead: true }))).Item!;
+
+/** Every item of a route's partition, page after page. */
+export const routePartitionItems = async (tenantId: string, routeId: string): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': opsKeys.routePartition(tenantId, routeId) }, ExclusiveStartKey: start, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
