@@ -44,7 +44,8 @@ export const floorSteps = (t: LoadTenant): (() => Promise<unknown>)[] => {
   const dr = () => gate(t, subjects.driver);
   return [
     async () => (await op(), order(t)),
-    async () => (await op(), await idem(t, 'createOrder'), transact(t, 4)),
+    // The tenant read: an order without serviceMinutes takes the tenant's trackingStopMinutes (decisions 15).
+    async () => (await op(), await idem(t, 'createOrder'), await get(keys.tenant(t.id)), transact(t, 4)),
     async () => (await op(), idem(t, 'createOrder')),
     async () => (await op(), await idem(t, 'createRoutePlan'), await batchGet([opsKeys.order(t.id, t.orderId)]), transact(t, 3)),
     async () => (await op(), await get(opsKeys.plan(t.id, randomUUID())), transact(t, 3)),

@@ -128,3 +128,10 @@ function leastDuration(problem: PlanningProblem, orders: number[], shiftStart: n
   }
   return best;
 }
+
+/** One route on its own: whether it breaks nothing, its distance and its least route time. */
+export function routeCost(problem: PlanningProblem, vehicle: number, orders: number[]): { feasible: boolean; distance: number; duration: number } {
+  const unassigned = problem.orders.map((_, order) => ({ order, codes: [] })).filter((u) => !orders.includes(u.order));
+  const report = checkSolution(problem, { routes: [{ vehicle, orders }], unassigned });
+  return { feasible: report.feasible, distance: report.distance, duration: report.duration };
+}

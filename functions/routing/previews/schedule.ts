@@ -1,69 +1,65 @@
-import type { PlanningProblem, PlanningSolution, UnassignedCode } from '../../../shared/planning/problem.ts';
+import type { PlannedVehicleRoute, PlanningProblem, PlanningSolution, UnassignedCode } from '../../../shared/planning/problem.ts';
+import { RouteInfeasibleError, scheduleRoute, type RouteSchedule } from '../../../shared/planning/schedule.ts';
+import { unassignedReasons } from '../../../shared/planning/reasons.ts';
 import type { Preview, PreviewRoute, PreviewStop, UnassignedOrder } from '../preview-schemas.ts';
 import type { DayClock } from './day-clock.ts';
 
 /** The optimizer answered something that breaks a rule of decisions 15: the preview fails rather than show it. */
 export class InfeasibleSolutionError extends Error {}
 
-const reasonMessages: Record<UnassignedCode, string> = {
-  capacity_exceeded: 'Its load is more than any vehicle of the preview can carry.',
-  skills_missing: 'No vehicle of the preview has every skill it needs.',
-  time_window_unreachable: 'No vehicle of the preview can serve it within one of its time windows and the vehicle’s shift, even on a route of its own.',
-  no_room: 'A vehicle could serve it on a route of its own, but it does not fit on the routes found for the other orders.',
+/**
+ * Each reason told as it is (decisions 15): shared/planning/reasons.ts names, per code, the
+ * vehicles it rules out, so a message says "all" only when it is all of them.
+ */
+const reasonMessage = (code: UnassignedCode, ruledOut: number[] | undefined, vehicleCount: number): string => {
+  const all = !ruledOut || ruledOut.length === vehicleCount;
+  const some = `${ruledOut?.length ?? 0} of the ${vehicleCount} vehicles`;
+  switch (code) {
+    case 'capacity_exceeded':
+      return all ? `Its load is more than any of the ${vehicleCount} vehicles can carry.` : `Its load is more than ${some} can carry.`;
+    case 'skills_missing':
+      return all ? `None of the ${vehicleCount} vehicles has every skill it needs.` : `${some} ${ruledOut?.length === 1 ? 'lacks' : 'lack'} a skill it needs.`;
+    case 'time_window_unreachable': {
+      const reach = 'serve it within one of its time windows and be back by the end of the shift, even on a route of its own';
+      return all ? `None of the ${vehicleCount} vehicles can ${reach}.` : `${some} cannot ${reach}.`;
+    }
+    case 'no_room':
+      return 'A vehicle of the preview could serve it on a route of its own, but it does not fit beside the orders on the routes found.';
+  }
 };
-
-interface TimedStop {
-  order: number;
-  arrival: number;
-  serviceStart: number;
-  departure: number;
-  meters: number;
-}
 
 const fromThousandths = (value: number): number => Math.round(value) / 1000;
 
 /**
- * The schedule of one vehicle's orders under the travel model, every rule checked: leaving the
- * depot at the shift's start, each arrival the previous departure plus the travel time, service
- * starting at the arrival or the opening of the first window still open, within it, and back by
- * the shift's end; load, stop count and skills within the vehicle's.
+ * One vehicle's route, every rule checked: its times from shared/planning/schedule.ts (each
+ * arrival the previous departure plus the travel time, service at the arrival or the opening of
+ * the first window still open, within it; back by the shift's end), and here its stop count,
+ * skills and load within the vehicle's.
  */
-const timeRoute = (problem: PlanningProblem, vehicleIndex: number, orders: number[]): { stops: TimedStop[]; end: number; meters: number; load: [number, number] } => {
-  const vehicle = problem.vehicles[vehicleIndex];
-  const size = problem.orders.length + 1;
-  if (orders.length === 0 || orders.length > vehicle.maxStops) throw new InfeasibleSolutionError(`vehicle ${vehicleIndex}: ${orders.length} stops, at most ${vehicle.maxStops}`);
-  const load: [number, number] = [0, 0];
-  const stops: TimedStop[] = [];
-  let at = 0;
-  let time = vehicle.shiftStart;
-  let meters = 0;
-  for (const order of orders) {
-    const spec = problem.orders[order];
-    if (!spec) throw new InfeasibleSolutionError(`no order ${order}`);
-    if (spec.skills.some((skill) => !vehicle.skills.includes(skill))) throw new InfeasibleSolutionError(`order ${order} needs a skill vehicle ${vehicleIndex} lacks`);
-    const arrival = time + problem.duration[at * size + order + 1];
-    const window = spec.windows.length === 0 ? [arrival, Infinity] : spec.windows.find(([, close]) => arrival <= close);
-    if (!window) throw new InfeasibleSolutionError(`order ${order}: arrival after its last window`);
-    const serviceStart = Math.max(arrival, window[0]);
-    const leg = problem.distance[at * size + order + 1];
-    stops.push({ order, arrival, serviceStart, departure: serviceStart + spec.service, meters: leg });
-    meters += leg;
-    load[0] += spec.load[0];
-    load[1] += spec.load[1];
-    time = serviceStart + spec.service;
-    at = order + 1;
+const timeRoute = (problem: PlanningProblem, route: PlannedVehicleRoute): RouteSchedule => {
+  const vehicle = problem.vehicles[route.vehicle];
+  if (!vehicle) throw new InfeasibleSolutionError(`no vehicle ${route.vehicle}`);
+  if (route.orders.length > vehicle.maxStops) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: ${route.orders.length} stops, at most ${vehicle.maxStops}`);
+  for (const order of route.orders) {
+    if (problem.orders[order].skills.some((skill) => !vehicle.skills.includes(skill))) throw new InfeasibleSolutionError(`order ${order} needs a skill vehicle ${route.vehicle} lacks`);
   }
-  if (load[0] > vehicle.capacity[0] || load[1] > vehicle.capacity[1]) throw new InfeasibleSolutionError(`vehicle ${vehicleIndex}: load over capacity`);
-  const end = time + problem.duration[at * size];
-  if (end > vehicle.shiftEnd) throw new InfeasibleSolutionError(`vehicle ${vehicleIndex}: back after the shift`);
-  return { stops, end, meters: meters + problem.distance[at * size], load };
+  let schedule: RouteSchedule;
+  try {
+    schedule = scheduleRoute(problem, route);
+  } catch (error) {
+    if (error instanceof RouteInfeasibleError) throw new InfeasibleSolutionError(error.message);
+    throw error;
+  }
+  if (schedule.load[0] > vehicle.capacity[0] || schedule.load[1] > vehicle.capacity[1]) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: load over capacity`);
+  if (schedule.start < vehicle.shiftStart || schedule.end > vehicle.shiftEnd) throw new InfeasibleSolutionError(`vehicle ${route.vehicle}: outside its shift`);
+  return schedule;
 };
 
 /**
  * The preview's routes, unassigned orders and totals from the optimizer's solution. Each route
- * leaves the depot as late as it can without moving any service start: by the wait at its first
- * stop (a later departure only shortens that wait), so `durationSeconds` holds no wait that a
- * later start would save. Routes are numbered V1, V2, ... in the order of the request's vehicles.
+ * leaves the depot at the departure that makes it shortest in time (so the first stop never
+ * waits: leaving later by that wait would be shorter), for either objective. Routes are
+ * numbered V1, V2, ... in the order of the request's vehicles.
  */
 export const previewResult = (
   problem: PlanningProblem,
@@ -85,17 +81,14 @@ export const previewResult = (
       if (vehiclesUsed.has(route.vehicle)) throw new InfeasibleSolutionError(`vehicle ${route.vehicle} has two routes`);
       vehiclesUsed.add(route.vehicle);
       route.orders.forEach(place);
-      const { stops, end, meters, load } = timeRoute(problem, route.vehicle, route.orders);
-      const lateBy = stops[0].serviceStart - stops[0].arrival;
-      const start = problem.vehicles[route.vehicle].shiftStart + lateBy;
-      stops[0].arrival += lateBy;
+      const { start, end, distance, duration, load, stops } = timeRoute(problem, route);
       return {
         vehicleRouteId: `V${r + 1}`,
         vehicleId: ids.vehicleIds[route.vehicle],
         startAt: clock.dateTime(start),
         endAt: clock.dateTime(end),
-        distanceMeters: meters,
-        durationSeconds: end - start,
+        distanceMeters: distance,
+        durationSeconds: duration,
         load: { weightKg: fromThousandths(load[0]), volumeM3: fromThousandths(load[1]) },
         stops: stops.map(
           (stop): PreviewStop => ({
@@ -103,15 +96,17 @@ export const previewResult = (
             arrivalAt: clock.dateTime(stop.arrival),
             serviceStartAt: clock.dateTime(stop.serviceStart),
             departureAt: clock.dateTime(stop.departure),
-            waitSeconds: stop.serviceStart - stop.arrival,
-            distanceMetersFromPrevious: stop.meters,
+            waitSeconds: stop.wait,
+            distanceMetersFromPrevious: stop.distanceFromPrevious,
           }),
         ),
       };
     });
-  const unassigned: UnassignedOrder[] = solution.unassigned.map(({ order, codes }) => {
+  const unassigned: UnassignedOrder[] = solution.unassigned.map(({ order }) => {
     place(order);
-    return { orderId: ids.orderIds[order], reasons: codes.map((code) => ({ code, message: reasonMessages[code] })) };
+    // Asked again here rather than taken from the solution, for the vehicles behind each code.
+    const why = unassignedReasons(problem, order);
+    return { orderId: ids.orderIds[order], reasons: why.codes.map((code) => ({ code, message: reasonMessage(code, why.ruledOut[code as Exclude<UnassignedCode, 'no_room'>], why.vehicleCount) })) };
   });
   if (placed.size !== problem.orders.length) throw new InfeasibleSolutionError(`${problem.orders.length - placed.size} orders neither routed nor unassigned`);
   const assignedCount = routes.reduce((n, route) => n + route.stops.length, 0);

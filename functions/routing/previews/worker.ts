@@ -36,7 +36,7 @@ export type PreviewRun = 'missing' | 'ended-already' | 'ready' | 'failed' | 'ove
  * queued → solving, or solving again when the worker that held it died (its lease ended): a
  * conditional write on the version read, so of two deliveries of one message only one solves.
  */
-const claim = async (tenantId: string, item: Record<string, unknown>, now: Date, requestId: string): Promise<Record<string, unknown>> => {
+export const claimPreview = async (tenantId: string, item: Record<string, unknown>, now: Date, requestId: string): Promise<Record<string, unknown>> => {
   const request = requestOf(item);
   const at = nowIso(now);
   const previewId = item.previewId as string;
@@ -118,7 +118,7 @@ export const runPreview = async (message: PreviewMessage, requestId = newId(), c
   if (item.state === 'ready' || item.state === 'failed') return 'ended-already';
   const now = clock();
   if (item.state === 'solving' && (item.leaseUntil as string) > nowIso(now)) throw new PreviewLeaseHeldError(`preview ${message.previewId} is being solved until ${item.leaseUntil as string}`);
-  const claimed = await claim(message.tenantId, item, now, requestId);
+  const claimed = await claimPreview(message.tenantId, item, now, requestId);
   const outcome = await solve(message.tenantId, claimed);
   const { writes } = endPreviewWrites(message.tenantId, claimed, outcome, {
     now: clock(),

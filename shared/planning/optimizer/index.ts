@@ -14,13 +14,17 @@ export function createOptimizer(): RouteOptimizer {
 export const routeOptimizer: RouteOptimizer = createOptimizer();
 
 function solve(problem: PlanningProblem, options: SolveOptions): PlanningSolution {
+  const cpuStart = process.cpuUsage();
   const n = problem.orders.length;
   const size = n + 1;
   if (problem.distance.length !== size * size || problem.duration.length !== size * size) {
     throw new RangeError(`matrices must be ${size} x ${size}`);
   }
-  const model = compileModel(problem);
-  const result = search(model, options);
+  // Nothing to search: answer at once rather than spend the budget.
+  const result =
+    n === 0 || problem.vehicles.length === 0
+      ? { routes: [], iterations: 0, elapsedMs: 0 }
+      : search(compileModel(problem), { seconds: options.seconds, seed: options.seed, iterations: options.iterations, cpuStart });
   const routes = result.routes.flatMap((stops, vehicle) => (stops.length > 0 ? [{ vehicle, orders: stops.map((c) => c - 1) }] : []));
   const served = new Uint8Array(n);
   for (const route of routes) for (const order of route.orders) served[order] = 1;

@@ -1,4 +1,5 @@
-import { earliestStart } from './model.ts';
+import { earliestStart, MAX_WINDOWS } from './model.ts';
+import { merge, merged } from './segments.ts';
 import type { Rng } from './rng.ts';
 import type { Solution } from './solution.ts';
 import type { Work } from './work.ts';
@@ -126,6 +127,7 @@ function tryRoute(s: Solution, rng: Rng, c: number, r: number, bound: number): n
   const len = s.len[r];
   if (len >= m.vMaxStops[r]) return -1;
   if (s.sum0[r] + m.load0[c] > m.vCap0[r] || s.sum1[r] + m.load1[c] > m.vCap1[r]) return -1;
+  if (m.durationObjective) return tryRouteByDuration(s, rng, c, r, bound);
   const size = m.size;
   const arc = m.arc;
   const time = m.time;
@@ -146,6 +148,57 @@ function tryRoute(s: Solution, rng: Rng, c: number, r: number, bound: number): n
     if (delta < bestCost) {
       const st = earliestStart(m, c, s.start[o + i] + m.service[p] + time[p * size + c]);
       if (st + svcC + time[rowC + q] <= s.lateArr[o + i + 1]) {
+        best = i + 1;
+        bestCost = delta;
+      }
+    }
+    p = q;
+  }
+  foundCost = bestCost;
+  return best;
+}
+
+/**
+ * As tryRoute, priced by the route's least duration (waiting included) through duration segments:
+ * prefix, the new stop in the window it would be served in, suffix. A stop pushed into a later
+ * window by the insertion shows as time warp, counted as duration.
+ */
+function tryRouteByDuration(s: Solution, rng: Rng, c: number, r: number, bound: number): number {
+  const m = s.m;
+  const f = s.fwd!;
+  const b = s.bwd!;
+  const len = s.len[r];
+  const size = m.size;
+  const time = m.time;
+  const nodes = s.nodes;
+  const o = s.off[r];
+  const svcC = m.service[c];
+  const rowC = c * size;
+  const base = f.dur[o + len + 1] + f.tw[o + len + 1];
+  // The new duration is at least the new travel and service: what waiting there is may be absorbed, no more.
+  let busy = 0;
+  for (let i = 0; i <= len; i++) busy += m.service[nodes[o + i]] + time[nodes[o + i] * size + nodes[o + i + 1]];
+  const slack = svcC - (base - busy);
+  let best = -1;
+  let bestCost = bound;
+  let p = 0;
+  for (let i = 0; i <= len; i++) {
+    const q = nodes[o + i + 1];
+    if (rng.next() < BLINK_RATE || time[p * size + c] + time[rowC + q] - time[p * size + q] + slack >= bestCost) {
+      p = q;
+      continue;
+    }
+    const arrival = s.start[o + i] + m.service[p] + time[p * size + c];
+    const st = earliestStart(m, c, arrival);
+    if (st + svcC + time[rowC + q] <= s.lateArr[o + i + 1]) {
+      let w = 0;
+      while (w < m.twCount[c] - 1 && arrival > m.twClose[c * MAX_WINDOWS + w]) w++;
+      const k = c * MAX_WINDOWS + w;
+      const j = o + i;
+      merge(f.dur[j], f.tw[j], f.early[j], f.late[j], time[p * size + c], svcC, 0, m.twOpen[k], m.twClose[k]);
+      merge(merged.dur, merged.tw, merged.early, merged.late, time[rowC + q], b.dur[j + 1], b.tw[j + 1], b.early[j + 1], b.late[j + 1]);
+      const delta = merged.dur + merged.tw - base;
+      if (delta < bestCost) {
         best = i + 1;
         bestCost = delta;
       }

@@ -1,4 +1,5 @@
-import { earliestStart, latestStart, type Model } from './model.ts';
+import { earliestStart, latestStart, MAX_WINDOWS, type Model } from './model.ts';
+import { merge, merged, Segments } from './segments.ts';
 
 /**
  * One solution: a route per vehicle (route r is vehicle r), stored flat. Position 0 of a route is
@@ -22,6 +23,11 @@ export class Solution {
   readonly unassigned: Int32Array;
   readonly unIndex: Int32Array;
   unCount = 0;
+  /** Under `duration` only: each position's prefix (`fwd`, depot .. it) and suffix (`bwd`) segment. */
+  readonly fwd: Segments | null;
+  readonly bwd: Segments | null;
+  /** Under `duration`: the window each position is served in by the earliest schedule. */
+  readonly window: Uint8Array;
 
   constructor(readonly m: Model) {
     const V = m.vehicles;
@@ -42,6 +48,9 @@ export class Solution {
     this.posOf = new Int32Array(m.size);
     this.unassigned = new Int32Array(m.n);
     this.unIndex = new Int32Array(m.size).fill(-1);
+    this.fwd = m.durationObjective ? new Segments(total) : null;
+    this.bwd = m.durationObjective ? new Segments(total) : null;
+    this.window = new Uint8Array(m.durationObjective ? total : 0);
     for (let c = 1; c <= m.n; c++) this.addUnassigned(c);
     for (let r = 0; r < V; r++) this.refresh(r);
   }
@@ -134,6 +143,43 @@ export class Solution {
     }
     this.lateArr[o] = late - m.time[next];
     this.cost[r] = len === 0 ? 0 : m.durationObjective ? this.routeDuration(r) : arcSum;
+    if (this.fwd) this.refreshSegments(r);
+  }
+
+  private refreshSegments(r: number): void {
+    const m = this.m;
+    const o = this.off[r];
+    const len = this.len[r];
+    const size = m.size;
+    const f = this.fwd!;
+    const b = this.bwd!;
+    for (let i = 1; i <= len; i++) {
+      const c = this.nodes[o + i];
+      const arrival = this.start[o + i - 1] + m.service[this.nodes[o + i - 1]] + m.time[this.nodes[o + i - 1] * size + c];
+      let w = 0;
+      while (w < m.twCount[c] - 1 && arrival > m.twClose[c * MAX_WINDOWS + w]) w++;
+      this.window[o + i] = w;
+    }
+    f.set(o, 0, 0, m.vStart[r], m.vEnd[r]);
+    for (let i = 1; i <= len + 1; i++) {
+      const c = this.nodes[o + i];
+      const prev = this.nodes[o + i - 1];
+      const k = c * MAX_WINDOWS + this.window[o + i];
+      const e = i <= len ? m.twOpen[k] : m.vStart[r];
+      const l = i <= len ? m.twClose[k] : m.vEnd[r];
+      merge(f.dur[o + i - 1], f.tw[o + i - 1], f.early[o + i - 1], f.late[o + i - 1], m.time[prev * size + c], m.service[c], 0, e, l);
+      f.set(o + i, merged.dur, merged.tw, merged.early, merged.late);
+    }
+    b.set(o + len + 1, 0, 0, m.vStart[r], m.vEnd[r]);
+    for (let i = len; i >= 0; i--) {
+      const c = this.nodes[o + i];
+      const next = this.nodes[o + i + 1];
+      const k = c * MAX_WINDOWS + this.window[o + i];
+      const e = i >= 1 ? m.twOpen[k] : m.vStart[r];
+      const l = i >= 1 ? m.twClose[k] : m.vEnd[r];
+      merge(m.service[c], 0, e, l, m.time[c * size + next], b.dur[o + i + 1], b.tw[o + i + 1], b.early[o + i + 1], b.late[o + i + 1]);
+      b.set(o + i, merged.dur, merged.tw, merged.early, merged.late);
+    }
   }
 
   /**
@@ -195,6 +241,11 @@ export class Solution {
     this.nodes.set(src.nodes.subarray(o, o + n), o);
     this.start.set(src.start.subarray(o, o + n), o);
     this.lateArr.set(src.lateArr.subarray(o, o + n), o);
+    if (this.fwd && src.fwd && this.bwd && src.bwd) {
+      this.fwd.copyRange(src.fwd, o, n);
+      this.bwd.copyRange(src.bwd, o, n);
+      this.window.set(src.window.subarray(o, o + n), o);
+    }
     this.len[r] = src.len[r];
     this.sum0[r] = src.sum0[r];
     this.sum1[r] = src.sum1[r];

@@ -6,6 +6,8 @@ import { careFixtures } from './care-fixtures.ts';
 import { integrationFixtures } from './integration-fixtures.ts';
 import { guideFixtures } from './guide-fixtures.ts';
 import { tenantFixtures } from './tenant-fixtures.ts';
+import { depotFixtures } from './depot-fixtures.ts';
+import { previewFixtures } from './preview-fixtures.ts';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { invoiceBody, PREFIX as INVOICES, readySandbox } from '../invoicing/support.ts';
 
@@ -149,6 +151,8 @@ export const fixtures: Record<string, Fixture> = {
   ...integrationFixtures,
   ...guideFixtures,
   ...tenantFixtures,
+  ...depotFixtures,
+  ...previewFixtures,
   createInvoiceIntent: {
     prepare: async (w) => {
       const ready = await invoicing.ready(w);
