@@ -39,7 +39,7 @@ export function ruin(s: Solution, rng: Rng, w: Work): void {
     const o = s.off[r];
     if (l === len || rng.next() >= SPLIT_RATE) {
       const first = Math.max(1, pos - l + 1) + rng.int(Math.min(pos, len - l + 1) - Math.max(1, pos - l + 1) + 1);
-      for (let i = first; i < first + l; i++) markRemoved(s, w, s.nodes[o + i]);
+      for (let i = first; i < first + l; i++) markRemoved(w, s.nodes[o + i]);
     } else {
       let kept = 1;
       while (l + kept < len && rng.next() >= SPLIT_DEPTH) kept++;
@@ -49,7 +49,7 @@ export function ruin(s: Solution, rng: Rng, w: Work): void {
       const keepAt = first + rng.int(l + 1);
       for (let i = first; i < first + span; i++) {
         if (i >= keepAt && i < keepAt + kept) continue;
-        markRemoved(s, w, s.nodes[o + i]);
+        markRemoved(w, s.nodes[o + i]);
       }
     }
     s.compact(r, w.drop);
@@ -58,7 +58,7 @@ export function ruin(s: Solution, rng: Rng, w: Work): void {
   for (let i = 0; i < w.removedCount; i++) w.drop[w.removed[i]] = 0;
 }
 
-function markRemoved(s: Solution, w: Work, c: number): void {
+function markRemoved(w: Work, c: number): void {
   w.drop[c] = 1;
   w.removed[w.removedCount++] = c;
 }
