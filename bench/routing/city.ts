@@ -102,14 +102,16 @@ export async function runCity(argv: string[]): Promise<void> {
 
     /**
      * The local worker solves on this process's main thread, so the gateway answers nothing
-     * meanwhile; afterwards its keep-alive timers close idle sockets the client may just be
-     * reusing (ECONNRESET). A read is safe to repeat.
+     * meanwhile: a read caught by the solve may time out on its table call (503), and afterwards
+     * the server's keep-alive timers close idle sockets the client may just be reusing
+     * (ECONNRESET). A read is safe to repeat.
      */
-    const read = async (id: string, attempts = 3): Promise<any> => {
+    const read = async (id: string, attempts = 5): Promise<any> => {
       try {
         return await api('GET', `/v1/routing/previews/${id}`);
       } catch (error) {
-        if (attempts <= 1 || !(error instanceof TypeError)) throw error;
+        const transient = error instanceof TypeError || / 503 /.test((error as Error).message);
+        if (attempts <= 1 || !transient) throw error;
         return read(id, attempts - 1);
       }
     };
