@@ -39,7 +39,7 @@ async function main(argv: string[]): Promise<void> {
     for (const file of readdirSync(folder).filter((f) => f.endsWith('.txt')).sort()) {
       const instance = readSolomon(join(folder, file));
       const problem = toProblem(instance);
-      const solution = routeOptimizer.solve(problem, { seconds, seed });
+      const solution = await routeOptimizer.solve(problem, { seconds, seed });
       const report = checkSolution(problem, solution);
       const known = bks[`${instance.name}_distance`] ?? bks[instance.name];
       const gap = known ? ((report.distance - known.best_known_cost) / known.best_known_cost) * 100 : NaN;

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { previewSweeper, previewWorker } from '../../functions/jobs.ts';
 import type { SweepRun } from '../../functions/routing/previews/sweep.ts';
 import { invokedAs } from '../../shared/aws-calls/identity.ts';
+import { setPlanningEngine } from '../../shared/planning/engine.ts';
+import { threadedOptimizer } from '../../shared/planning/optimizer/threaded.ts';
 import { previewMessageBody, previewMessageGroup, setPreviewQueue, type PreviewMessage } from '../../shared/ports/preview-queue.ts';
 import { Journal } from './stand-ins/journal.ts';
 import { LocalQueue, type QueueJournalEntry } from './stand-ins/local-queue.ts';
@@ -35,6 +37,8 @@ export const startLocalPreviews = async (options: { stateDir?: string } = {}): P
     journal: options.stateDir ? new Journal<QueueJournalEntry>(join(options.stateDir, 'preview-queue.jsonl')) : undefined,
   });
   setPreviewQueue(queue);
+  // The gateway and the worker share this process's event loop: the solve runs beside it.
+  setPlanningEngine(threadedOptimizer());
   queue.start();
   const everySeconds = Number(process.env.PREVIEW_SWEEP_SECONDS ?? 60);
   const timer = setInterval(() => {
@@ -48,6 +52,7 @@ export const startLocalPreviews = async (options: { stateDir?: string } = {}): P
       clearInterval(timer);
       await queue.stop();
       setPreviewQueue(undefined);
+      setPlanningEngine(undefined);
     },
   };
 };

@@ -66,8 +66,9 @@ export interface PlanningSolution {
 
 export interface SolveOptions {
   /**
-   * The budget, in seconds of this process's CPU time (process.cpuUsage): machines are shared, so
-   * the wall clock would measure the neighbours too.
+   * The budget, in seconds of CPU time of the solving thread (process.cpuUsage on the main thread,
+   * process.threadCpuUsage in a worker thread): machines are shared, so the wall clock would
+   * measure the neighbours too.
    */
   seconds: number;
   /** The random generator's seed: the same problem and seed give the same routes. */
@@ -80,8 +81,12 @@ export interface SolveOptions {
   iterations?: number;
 }
 
+/**
+ * Asynchronous, as any engine behind it may be (another thread, another process, a remote API):
+ * the local stack solves in a worker thread so that its one event loop keeps answering requests.
+ */
 export interface RouteOptimizer {
   readonly name: string;
   readonly version: string;
-  solve(problem: PlanningProblem, options: SolveOptions): PlanningSolution;
+  solve(problem: PlanningProblem, options: SolveOptions): Promise<PlanningSolution>;
 }

@@ -2,7 +2,7 @@ import { nowIso } from '../../../shared/clock.ts';
 import { NotFoundError, UnprocessableError, type FieldIssue } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import { travelModelName } from '../../../shared/planning/travel.ts';
-import { routeOptimizer } from '../../../shared/planning/optimizer/index.ts';
+import { planningEngine } from '../../../shared/planning/engine.ts';
 import { tableName } from '../../../shared/table/client.ts';
 import type { Write } from '../../../shared/table/transaction.ts';
 import { DEFAULT_TIME_ZONE, DEFAULT_TRACKING_SPEED_KMH, getTenant } from '../../../shared/tenancy/tenants.ts';
@@ -107,7 +107,7 @@ export const createPreview = async (tenantId: string, body: CreatePreviewBody, n
     routes: [],
     unassigned: [],
     totals: null,
-    solver: { name: routeOptimizer.name, version: routeOptimizer.version, seed: body.seed, timeLimitSeconds, elapsedMs: null, travelModel: travelModelName(speedKmh) },
+    solver: { name: planningEngine().name, version: planningEngine().version, seed: body.seed, timeLimitSeconds, elapsedMs: null, travelModel: travelModelName(speedKmh) },
     version: 1,
     createdAt: at,
     updatedAt: at,

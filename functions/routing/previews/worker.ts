@@ -5,7 +5,7 @@ import { NotFoundError } from '../../../shared/errors.ts';
 import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import type { PreviewMessage } from '../../../shared/ports/preview-queue.ts';
-import { routeOptimizer } from '../../../shared/planning/optimizer/index.ts';
+import { planningEngine } from '../../../shared/planning/engine.ts';
 import { tableName } from '../../../shared/table/client.ts';
 import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { commit, type Write } from '../../../shared/table/transaction.ts';
@@ -91,7 +91,7 @@ const solve = async (tenantId: string, item: Record<string, unknown>) => {
     });
     const clock = dayClock(item.serviceDate as string, request.timeZone);
     const problem = buildProblem(request, orders, clock);
-    const solution = routeOptimizer.solve(problem, { seconds: request.timeLimitSeconds, seed: request.seed, iterations: iterationBudget(request.timeLimitSeconds) });
+    const solution = await planningEngine().solve(problem, { seconds: request.timeLimitSeconds, seed: request.seed, iterations: iterationBudget(request.timeLimitSeconds) });
     const result = previewResult(problem, solution, { orderIds: request.orderIds, vehicleIds: request.vehicles.map((v) => v.vehicleId) }, clock);
     return { state: 'ready' as const, failure: null, ...result, elapsedMs: solution.stats.elapsedMs };
   } catch (error) {

@@ -1,20 +1,21 @@
 import type { PlanningProblem, PlanningSolution, RouteOptimizer, SolveOptions } from '../problem.ts';
 import { unassignedReasons } from '../reasons.ts';
 import { compileModel } from './model.ts';
-import { search } from './search.ts';
+import { cpuUsage, search } from './search.ts';
 
 export const OPTIMIZER_NAME = 'delivery-ops-sisr';
 export const OPTIMIZER_VERSION = '1.0.0';
 
 /** The service's own optimizer (docs/routing.md): SISR ruin and recreate with simulated annealing. */
 export function createOptimizer(): RouteOptimizer {
-  return { name: OPTIMIZER_NAME, version: OPTIMIZER_VERSION, solve };
+  return { name: OPTIMIZER_NAME, version: OPTIMIZER_VERSION, solve: async (problem, options) => solveProblem(problem, options) };
 }
 
 export const routeOptimizer: RouteOptimizer = createOptimizer();
 
-function solve(problem: PlanningProblem, options: SolveOptions): PlanningSolution {
-  const cpuStart = process.cpuUsage();
+/** The search itself, on the calling thread (the port's `solve` and the worker thread call it). */
+export function solveProblem(problem: PlanningProblem, options: SolveOptions): PlanningSolution {
+  const cpuStart = cpuUsage();
   const n = problem.orders.length;
   const size = n + 1;
   if (problem.distance.length !== size * size || problem.duration.length !== size * size) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkSolution } from '../../../bench/routing/checker.ts';
-import { routeOptimizer } from '../../../shared/planning/optimizer/index.ts';
+import { solveProblem } from '../../../shared/planning/optimizer/index.ts';
 import type { PlanningOrder, PlanningProblem } from '../../../shared/planning/problem.ts';
 import { bruteForce, lcg, planeProblem, type Point } from './instances.ts';
 
-const solve = (problem: PlanningProblem, seed = 1, iterations = 3000) => routeOptimizer.solve(problem, { seconds: 120, seed, iterations });
+const solve = (problem: PlanningProblem, seed = 1, iterations = 3000) => solveProblem(problem, { seconds: 120, seed, iterations });
 
 /** Orders with 0-3 windows, skills, two load dimensions, on a 100 x 100 square. */
 function mixedProblem(seed: number, n: number, objective: PlanningProblem['objective']): PlanningProblem {

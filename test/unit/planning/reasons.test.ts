@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routeOptimizer } from '../../../shared/planning/optimizer/index.ts';
+import { solveProblem } from '../../../shared/planning/optimizer/index.ts';
 import { unassignedReasons } from '../../../shared/planning/reasons.ts';
 import { planeProblem } from './instances.ts';
 
@@ -8,7 +8,7 @@ const fleet = [
   { shiftStart: 0, shiftEnd: 300, capacity: [20, 2] as const, skills: ['lift'] },
   { shiftStart: 50, shiftEnd: 300, capacity: [Infinity, Infinity] as const },
 ];
-const solve = (problem: ReturnType<typeof planeProblem>) => routeOptimizer.solve(problem, { seconds: 60, seed: 1, iterations: 300 });
+const solve = (problem: ReturnType<typeof planeProblem>) => solveProblem(problem, { seconds: 60, seed: 1, iterations: 300 });
 
 describe('unassigned reasons', () => {
   it('skills_missing: no vehicle has every skill of the order', () => {

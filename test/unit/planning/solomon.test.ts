@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkSolution } from '../../../bench/routing/checker.ts';
 import { readSolomon, toProblem } from '../../../bench/routing/solomon.ts';
-import { routeOptimizer } from '../../../shared/planning/optimizer/index.ts';
+import { solveProblem } from '../../../shared/planning/optimizer/index.ts';
 
 /** The handout lies beside the project: `../shared` from the project root, whatever the cwd. */
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -26,7 +26,7 @@ describe('the Solomon reader', () => {
     expect(problem.orders).toHaveLength(100);
     expect(problem.vehicles).toHaveLength(25);
     expect(problem.distance[1]).toBeCloseTo(Math.hypot(5, 18), 12);
-    const solution = routeOptimizer.solve(problem, { seconds: 60, seed: 1, iterations: 2000 });
+    const solution = solveProblem(problem, { seconds: 60, seed: 1, iterations: 2000 });
     const report = checkSolution(problem, solution);
     expect(report.violations).toEqual([]);
     expect(report.served).toBe(100);
