@@ -62,7 +62,8 @@ export const floorSteps = (t: LoadTenant): (() => Promise<unknown>)[] => {
     async () => (await op(), await route(t), stops(t)),
     async () => (await dr(), await route(t), await stops(t), transact(t, 3)),
     async () => (await dr(), await route(t), await get(opsKeys.position(t.id, t.routeId)), transact(t, 3)),
-    async () => (await dr(), await route(t), await get(opsKeys.stop(t.id, t.routeId, randomUUID())), await order(t), transact(t, 5)),
+    // Deliver takes an idempotency key (issue 29): its replay look-up, and its record in the commit.
+    async () => (await dr(), await idem(t, 'deliverStop'), await route(t), await get(opsKeys.stop(t.id, t.routeId, randomUUID())), await order(t), transact(t, 6)),
     () => view(t),
     () => view(t),
   ];

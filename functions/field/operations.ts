@@ -92,6 +92,8 @@ export const deliverStopOperation = defineOperation({
   summary: 'Record a delivery with its evidence',
   tag,
   permission: 'field.act',
+  // A driver's phone retries after a lost answer: the same key replays it instead of a false 409.
+  idempotent: true,
   params: StopParams,
   body: DeliverBody,
   responses: { 200: { description: 'The stop, state delivered', schema: Stop }, 422: { description: '`invalid_rut` (receivedBy.rut), `evidence_required`' } },
@@ -109,6 +111,7 @@ export const failStopOperation = defineOperation({
   summary: 'Record that a delivery could not be made',
   tag,
   permission: 'field.act',
+  idempotent: true,
   params: StopParams,
   body: FailBody,
   responses: { 200: { description: 'The stop, state failed', schema: Stop } },
