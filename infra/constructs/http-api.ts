@@ -1,5 +1,5 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -15,6 +15,15 @@ export interface HttpApiProps {
   /** @default 1000 */
   throttleBurst?: number;
 }
+
+/**
+ * Each public tracking route's own throttle, in every deploy. Without it only the stage's 500/s
+ * bounded them, and at that rate a flood of link requests that CloudFront cannot cache (a new
+ * token each) would take a new account's 10 concurrent executions from every other function.
+ * At 50/s and a ~20 ms answer the tracking function needs about one execution; recipients
+ * refresh a page every 30 s or more, so 50/s serves thousands watching at once (docs/capacity.md).
+ */
+export const TRACKING_ROUTE_THROTTLE = { rateLimit: 50, burstLimit: 50 } as const;
 
 const authorizationReason = (access: 'member' | 'public'): string =>
   access === 'public'
@@ -64,6 +73,7 @@ export class ServiceHttpApi extends Construct {
 
     // Routes get no API Gateway authorizer: a JWT authorizer could check the token but not the
     // tenant membership, and the 401/403 bodies must be the service's problem+json documents.
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     for (const group of props.groups) {
       // One integration per group; each route still gets its own invoke permission.
       const integration = new HttpLambdaIntegration(`${group.name}Integration`, props.functions.functionFor(group.name), {
@@ -77,12 +87,16 @@ export class ServiceHttpApi extends Construct {
           integration,
         });
         Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorizationReason(operation.access) });
+        if (group.name === 'tracking') {
+          routeSettings[`${operation.method} ${operation.path}`] = { ThrottlingRateLimit: TRACKING_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: TRACKING_ROUTE_THROTTLE.burstLimit };
+        }
       }
       if (group.catchAll) {
         const route = new HttpRoute(this, 'CatchAll', { httpApi: this.api, routeKey: HttpRouteKey.DEFAULT, integration });
         Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: 'The catch-all route only answers 404 problem+json for paths no operation has; it reads nothing.' });
       }
     }
+    (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
   }
 
   /** The API's host name without scheme, for the CloudFront origin. */

@@ -4,7 +4,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionGroups } from '../../functions/index.ts';
+import { trackingOperations } from '../../functions/tracking/operations.ts';
 import { ACCESS_LOG_FIELDS, VIEWER_HOST_FUNCTION_FILE } from '../../infra/constructs/edge.ts';
+import { TRACKING_ROUTE_THROTTLE } from '../../infra/constructs/http-api.ts';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
 import { sharedSynth, type Resource, type Synthesized } from './synth.ts';
@@ -77,6 +79,19 @@ describe('only CloudFront reaches the API (origin secret)', () => {
 describe('the public tracking function', () => {
   it('has no reservation unless the account quota is stated (test/infra/first-deploy.test.ts)', () => {
     for (const [id, fn] of apiFunctions()) expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
+  });
+
+  // Issue 29: a flood of uncacheable link requests must not take a new account's 10 executions.
+  it('is bounded in every deploy by its two routes’ own throttle, well below the stage’s', () => {
+    const [, stage] = one('AWS::ApiGatewayV2::Stage');
+    const trackingRoutes = trackingOperations.map((operation) => `${operation.method} ${operation.path}`);
+    expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual([...trackingRoutes].sort());
+    for (const route of trackingRoutes) {
+      expect(stage.Properties.RouteSettings[route]).toEqual({ ThrottlingRateLimit: TRACKING_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: TRACKING_ROUTE_THROTTLE.burstLimit });
+    }
+    expect(TRACKING_ROUTE_THROTTLE.rateLimit).toBeLessThan(stage.Properties.DefaultRouteSettings.ThrottlingRateLimit / 5);
+    const routeKeys = synth.resources('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    for (const route of trackingRoutes) expect(routeKeys).toContain(route);
   });
 });
 
