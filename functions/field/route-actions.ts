@@ -28,7 +28,10 @@ export const startRoute = async (caller: Caller, routeId: string): Promise<{ rou
   const current = await getRouteRecord(caller.tenantId, routeId);
   assertMayAct(caller, current);
   requireRouteState(current, ['assigned'], 'start');
-  const warnings = await vehicleDocumentsWarnings(caller.tenantId, await registryVehicleId(caller.tenantId, current.vehicle.plate), current.serviceDate, 'path.id');
+  // The vehicle itself, not the plate the route was assigned with: a plate changed since then in
+  // the registry would otherwise escape the check. Routes from before fleetVehicleId: by plate.
+  const vehicleId = current.fleetVehicleId ?? (await registryVehicleId(caller.tenantId, current.vehicle.plate));
+  const warnings = await vehicleDocumentsWarnings(caller.tenantId, vehicleId, current.serviceDate, 'path.id');
   const at = nowIso(caller.now);
   const next: RouteRecord = { ...current, state: 'started', startedAt: at, updatedAt: at, version: current.version + 1 };
   const { stops } = await readRoutePartition(caller.tenantId, routeId);

@@ -149,6 +149,23 @@ describe('vehicle documents before a route leaves', () => {
     expect(started.body.warnings).toEqual(expiredWarning(['soap']));
   });
 
+  it('block: starting checks the vehicle itself, also after its plate changed in the registry', async () => {
+    const w = await world();
+    const vehicle = await vehicleWith(w, { technicalReview: addDays(serviceDate, 30) });
+    const { plan } = await approvedPlan(w, serviceDate);
+    const assigned = await assign(w, plan.id, serviceDate, vehicle.plate);
+    expect(assigned.status, assigned.text).toBe(201);
+    // Re-plated (a new plate after a repaint, a typo fixed): the route keeps the plate it was given.
+    const renamed = await w.tenant.call(w.operator, 'PATCH', `/v1/fleet/vehicles/${vehicle.id}`, { body: { version: vehicle.version, plate: newPlate() } });
+    expect(renamed.status, renamed.text).toBe(200);
+    await setPolicy(w, 'block');
+    created(await w.tenant.call(w.operator, 'PUT', `/v1/fleet/vehicles/${vehicle.id}/care`, { body: { version: 1, technicalReview: addDays(serviceDate, -2), circulationPermit: null, soap: null, service: null, serviceKm: null } }), 200);
+    const refused = await start(w, assigned.body.id);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'vehicle_documents_expired', items: ['technicalReview'] });
+    expect((await w.tenant.call(w.operator, 'GET', `/v1/field/routes/${assigned.body.id}`)).body).toMatchObject({ state: 'assigned', startedAt: null });
+  });
+
   it('ignore: expired documents neither warn nor block, on assign and on start', async () => {
     const w = await world();
     await setPolicy(w, 'ignore');
