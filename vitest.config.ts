@@ -34,6 +34,6 @@ export default defineConfig({
     // cloud's limit is 3 s, shared/config.ts); test/e2e/table-unavailable.test.ts sets its own.
     // Opening the connection too (1 s in the cloud): under load a worker's connect timer fired
     // before the socket's connect event, and a green run failed with 503s.
-    env: { LOG_LEVEL: 'WARN', TABLE_REQUEST_TIMEOUT_MS: '30000', TABLE_CONNECT_TIMEOUT_MS: '30000', LOCAL_LAMBDA_TIMEOUT_MS: '30000' },
+    env: { LOG_LEVEL: 'WARN', TABLE_REQUEST_TIMEOUT_MS: '30000', TABLE_CONNECT_TIMEOUT_MS: '30000', LOCAL_LAMBDA_TIMEOUT_MS: '60000' },
   },
 });

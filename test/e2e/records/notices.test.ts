@@ -66,7 +66,7 @@ describe('provider notices cost the attacker, not the tenants', () => {
         expect((await runImport(tenant, admin, connection.id, { streams: ['variants'] })).state).toBe('succeeded');
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('answers 1,000 notices with no provider call, then reads at most 3 a minute for their one network (of the company’s 10), whatever its connections', async () => {
     const real = importQueue();
@@ -106,7 +106,7 @@ describe('provider notices cost the attacker, not the tenants', () => {
     const outcome = await runAs(importWorker.name, () => drainNotices(message, nextMinute));
     expect(outcome).toBe('budget_spent');
     expect(noticeReads() - before).toBe(6);
-  }, 120_000);
+  }, 300_000);
 
   it('limits per viewer address (CloudFront-Viewer-Address), trusted only behind the origin check', async () => {
     process.env.PROVIDER_NOTICE_RATE_LIMIT_PER_MINUTE = '2';

@@ -2,23 +2,14 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import type { TestMember, TestTenant } from '../../support/api.ts';
+import { seedOrders, type SeededOrder } from '../../support/seed-orders.ts';
 import { created, orderBody, plate } from '../operations/support.ts';
 
 export const SERVICE_DATE = '2026-11-23';
 
-/** `count` orders through the API, a few at a time, in the order asked. */
-export const createOrders = async (tenant: TestTenant, operator: TestMember, count: number, prefix: string): Promise<any[]> => {
-  const orders: any[] = new Array(count);
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < count; i = next++) {
-      // Spread over Santiago so a route has distances to travel.
-      orders[i] = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody(`${prefix}-${i}`, -33.40 - (i % 20) * 0.005, -70.70 + Math.floor(i / 20) * 0.005, SERVICE_DATE) }));
-    }
-  };
-  await Promise.all(Array.from({ length: 6 }, lane));
-  return orders;
-};
+/** `count` pending orders of the day, spread over Santiago so a route has distances to travel, in the order asked. */
+export const createOrders = async (tenant: TestTenant, _operator: TestMember, count: number, prefix: string): Promise<SeededOrder[]> =>
+  seedOrders(tenant.id, Array.from({ length: count }, (_, i): [number, number] => [-33.40 - (i % 20) * 0.005, -70.70 + Math.floor(i / 20) * 0.005]), SERVICE_DATE, prefix);
 
 /** A client-computed plan of these routes, approved; `plannedArrivals` written as a plan from a preview has them. */
 export const approvedPlan = async (tenant: TestTenant, operator: TestMember, routes: { vehicleRouteId: string; orderIds: string[] }[], plannedArrivals?: Record<string, string>) => {

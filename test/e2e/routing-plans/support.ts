@@ -1,9 +1,8 @@
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { newId } from '../../../shared/ids.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { orderItem, type OrderRecord } from '../../../functions/orders/records.ts';
-import { newTrackingToken } from '../../../functions/orders/tracking-token.ts';
+import { seedOrders } from '../../support/seed-orders.ts';
 import { previewItem } from '../../../functions/routing/preview-record.ts';
 import type { Preview, PreviewState } from '../../../functions/routing/preview-schemas.ts';
 import type { TestMember, TestTenant } from '../../support/api.ts';
@@ -95,42 +94,6 @@ export const makeDepot = async (tenant: TestTenant, admin: TestMember, name = 'B
  * a sweep around its centre (so the line reads as a tour), and some unassigned orders between.
  * Orders are made through the API, `concurrency` at a time.
  */
-/** Pending orders of the day as POST /v1/distribution/orders stores them, one per point, in batches of 25. */
-export const seedOrders = async (tenantId: string, points: [number, number][], serviceDate = SERVICE_DATE): Promise<string[]> => {
-  const at = new Date().toISOString();
-  const orders: OrderRecord[] = points.map(([latitude, longitude], i) => ({
-    id: newId(),
-    reference: `PED-${i + 1}-${newId().slice(-6)}`,
-    recipient: { name: 'María José Pérez', phone: null, email: null },
-    address: { text: `Calle ${i + 1}, Santiago`, latitude, longitude, municipality: null, city: null },
-    serviceDate,
-    lines: [],
-    customerId: null,
-    customerExternalId: null,
-    connectionId: null,
-    timeWindows: [],
-    serviceMinutes: 5,
-    load: { weightKg: 0, volumeM3: 0 },
-    skills: [],
-    state: 'pending',
-    trackingToken: newTrackingToken(),
-    routeId: null,
-    stopId: null,
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
-    cancelledAt: null,
-  }));
-  for (let i = 0; i < orders.length; i += 25) {
-    let requests: Record<string, any[]> | undefined = { [tableName()]: orders.slice(i, i + 25).map((order) => ({ PutRequest: { Item: orderItem(tenantId, order) } })) };
-    while (requests && Object.keys(requests).length > 0) {
-      const batch: Record<string, any[]> = requests;
-      requests = (await runAs(OPERATOR, () => table().send(new BatchWriteCommand({ RequestItems: batch })))).UnprocessedItems as Record<string, any[]> | undefined;
-    }
-  }
-  return orders.map((order) => order.id);
-};
-
 export const plannedDay = async (
   tenant: TestTenant,
   operator: TestMember,
@@ -151,7 +114,7 @@ export const plannedDay = async (
   // Orders as the create stores them, written straight to the table: a thousand creates through
   // the API (each with its event, audit entry and tracking view) cost minutes of a loaded run and
   // test nothing these files look at.
-  const ids = await seedOrders(tenant.id, points);
+  const ids = (await seedOrders(tenant.id, points, SERVICE_DATE)).map((order) => order.id);
   const routes = clusters.map((_, r) => ids.slice(r * options.stopsPerRoute, (r + 1) * options.stopsPerRoute));
   const unassigned = ids.slice(options.routeCount * options.stopsPerRoute);
   return storePreview(tenant.id, previewOf(routes, unassigned, { depotId }));
