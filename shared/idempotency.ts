@@ -19,7 +19,17 @@ export interface IdempotencyClaim {
   fingerprint: string;
   /** The response carries a secret (a webhook signing secret): it is stored sealed, never plain. */
   sealResponse?: boolean;
+  /** Top-level fields of the answer stored as null (the operation's `replayOmits`). */
+  omitFields?: readonly string[];
 }
+
+/** The answer's body as its idempotency copy keeps it. */
+const storedBody = (claim: IdempotencyClaim, body: string): string => {
+  if (!claim.omitFields?.length || !body) return body;
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  for (const field of claim.omitFields) if (field in parsed) parsed[field] = null;
+  return JSON.stringify(parsed);
+};
 
 interface StoredResponse {
   fingerprint: string;
@@ -97,8 +107,8 @@ export const idempotencyWrite = async (claim: IdempotencyClaim, result: ApiResul
         fingerprint: claim.fingerprint,
         statusCode: result.statusCode,
         ...(claim.sealResponse
-          ? { sealed: true, body: JSON.stringify(await seal(ports().keys, result.body ?? '', responseSealContext(claim))) }
-          : { body: result.body ?? '' }),
+          ? { sealed: true, body: JSON.stringify(await seal(ports().keys, storedBody(claim, result.body ?? ''), responseSealContext(claim))) }
+          : { body: storedBody(claim, result.body ?? '') }),
         headers: result.headers ?? {},
         expiresAt: epochSeconds(now) + IDEMPOTENCY_TTL_SECONDS,
       },

@@ -94,6 +94,8 @@ export const deliverStopOperation = defineOperation({
   permission: 'field.act',
   // A driver's phone retries after a lost answer: the same key replays it instead of a false 409.
   idempotent: true,
+  // The receiver's name and RUT stay on the stop alone (decisions 16): a replay answers null there.
+  replayOmits: ['receivedBy'],
   params: StopParams,
   body: DeliverBody,
   responses: { 200: { description: 'The stop, state delivered', schema: Stop }, 422: { description: '`invalid_rut` (receivedBy.rut), `evidence_required`' } },

@@ -82,6 +82,12 @@ export interface AuthenticatedOperation<P = unknown, Q = unknown, B = unknown> e
   idempotent?: boolean;
   /** The response reveals a secret: its idempotency copy is stored sealed (envelope encryption). */
   responseHasSecret?: boolean;
+  /**
+   * Top-level fields of the answer its idempotency copy keeps as null: personal data that lives
+   * only on the resource (the receipt of goods, decisions 16), so a replay does not hold a second
+   * copy for 24 hours that an erasure would miss.
+   */
+  replayOmits?: readonly string[];
   /** Requires two-step verification in the token (amr) unless the issuer enforces it for all. */
   requiresMfa?: boolean;
   /**

@@ -33,6 +33,7 @@ export const idempotencyKey = (): ApiMiddleware => ({
       key: key.toLowerCase(),
       fingerprint: fingerprint(event.requestContext.http.method, event.rawPath, context.body),
       sealResponse: operation.responseHasSecret === true,
+      omitFields: operation.replayOmits,
     };
     const replay = await findReplay(context.idempotency, context.receivedAt);
     if (replay) {

@@ -49,6 +49,24 @@ describe('stop outcomes sent again', () => {
     expect(stops).toEqual(['delivered', 'failed']);
   });
 
+  it('replay a delivery with a receipt without the receiver: the name and RUT stay on the stop alone', async () => {
+    const tenant = await TestTenant.create(stack());
+    const operator = await tenant.member('operator');
+    const driver = await tenant.member('driver');
+    const { route } = await routeWithOrders(tenant, operator, driver, two);
+    expect((await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`)).status).toBe(200);
+    const key = randomUUID();
+    const body = { receivedBy: { name: 'Rosa Díaz Muñoz', rut: '11.111.111-1', place: 'Bodega trasera' } };
+    const first = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body, idempotencyKey: key });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.receivedBy).toMatchObject({ name: 'Rosa Díaz Muñoz', rut: '11111111-1' });
+    const replay = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body, idempotencyKey: key });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.body).toEqual({ ...first.body, receivedBy: null });
+    const stop = (await tenant.call(operator, 'GET', `/v1/field/routes/${route.id}`)).body.stops[0];
+    expect(stop.receivedBy).toEqual(first.body.receivedBy);
+  });
+
   it('need the idempotency-key header, as every change', async () => {
     const tenant = await TestTenant.create(stack());
     const operator = await tenant.member('operator');
