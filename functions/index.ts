@@ -59,7 +59,8 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'webhooks', entry: 'functions/webhooks/handler.ts', operations: webhookOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   { name: 'audit', entry: 'functions/audit/handler.ts', operations: auditOperations, table: { items: ['GetItem', 'UpdateItem', 'Query'], queries: ['gsi1', 'gsi2', 'gsi3'] } },
   { name: 'integrations', entry: 'functions/integrations/handler.ts', operations: integrationOperations, table: { items: [...requestPath, 'Query'] } },
-  { name: 'invoicing', entry: 'functions/invoicing/handler.ts', operations: invoicingOperations, table: { items: [...requestPath, 'Query'] } },
+  // ConditionCheckItem: an invoice from guides checks each guide still unsent is as it was read.
+  { name: 'invoicing', entry: 'functions/invoicing/handler.ts', operations: invoicingOperations, table: { items: [...requestPath, 'Query', 'ConditionCheckItem'] } },
   // The tenant item is read and replaced whole (PutItem) under its version.
   { name: 'tenant', entry: 'functions/tenant/handler.ts', operations: tenantOperations, table: { items: [...requestPath] } },
 ];
