@@ -18,7 +18,7 @@ const formatter = (timeZone: string): Intl.DateTimeFormat => {
 };
 
 /** The zone's offset from UTC at an instant, in ms, as Intl knows it (never a fixed offset). */
-const offsetAt = (ms: number, timeZone: string): number => {
+export const offsetAt = (ms: number, timeZone: string): number => {
   const p = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((x) => [x.type, Number(x.value)]));
   // Date.UTC reads years 0-99 as 1900-1999; setUTCFullYear takes them as they are.
   const local = new Date(Date.UTC(2000, p.month - 1, p.day, p.hour, p.minute, p.second)).setUTCFullYear(p.year);

@@ -1,25 +1,10 @@
+import { offsetAt } from '../../../shared/calendar.ts';
+
 /**
  * A preview's clock (decisions 15): times are seconds from midnight of the service date in the
  * tenant's time zone, counted in real seconds from that instant, so travel and service add up
  * across a daylight-saving change; each is shown as a date-time with the zone's offset then.
  */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-const formatter = (timeZone: string): Intl.DateTimeFormat => {
-  let fmt = formatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-    formatters.set(timeZone, fmt);
-  }
-  return fmt;
-};
-
-/** The zone's offset from UTC at an instant, in ms. */
-const offsetAt = (ms: number, timeZone: string): number => {
-  const p = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((x) => [x.type, Number(x.value)]));
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
-};
-
 /**
  * The instant a wall-clock time of a date has in the zone. A time the clocks skip (a spring
  * forward) reads as the same distance past the jump; a repeated one as its first occurrence.
