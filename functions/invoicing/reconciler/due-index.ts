@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../../shared/clock.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
+import { queryAll } from '../../../shared/table/query-all.ts';
 import { ACTIVE_CONNECTIONS_PARTITION, keys, RECONCILE_SHARDS } from '../../../shared/table/keys.ts';
 import type { Write } from '../../../shared/table/transaction.ts';
 import type { LocalState } from '../schemas.ts';
@@ -54,21 +55,14 @@ const query = async (pk: string, now: Date, limit: number, filterApproved = fals
 /** Every active connection of every tenant (the sparse `PCONN#ACTIVE` partition): whose due intents a run reads. */
 export const activeConnections = async (): Promise<ConnectionRef[]> => {
   const found: ConnectionRef[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await table().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': ACTIVE_CONNECTIONS_PARTITION },
-        ProjectionExpression: 'tenantId, connectionId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push({ tenantId: item.tenantId as string, connectionId: item.connectionId as string });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': ACTIVE_CONNECTIONS_PARTITION },
+    ProjectionExpression: 'tenantId, connectionId',
+  });
+  for await (const item of items) found.push({ tenantId: item.tenantId as string, connectionId: item.connectionId as string });
   return found;
 };
 
