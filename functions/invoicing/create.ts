@@ -5,12 +5,12 @@ import { newId } from '../../shared/ids.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { findConnectionRecord, type ConnectionRecord } from '../integrations/connection-record.ts';
 import { adjustLedger, creditedMicro, readLedger, saveLedger } from './credits.ts';
-import { ConnectionNotReadyError, CreditExceedsRemainingError, InvalidInvoiceError, TotalMismatchError } from './errors.ts';
+import { ConnectionNotReadyError, CreditExceedsRemainingError, GuidesInvoiceLateError, GuidesMixedMonthsError, InvalidInvoiceError, TotalMismatchError } from './errors.ts';
 import { holdGuides, linesFromGuides } from './from-guides.ts';
 import { findIntent, insertIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
 import { CURRENCY_SCALES, fromMicro, lineTotal, sum, toMicro, travelsExactly } from './money.ts';
 import { recordExternalId } from './records.ts';
-import type { CreateIntentBody } from './schemas.ts';
+import { MAX_DOCUMENT_LINES, MAX_LINES, type CreateIntentBody } from './schemas.ts';
 
 /** provider-chile-v1 issues pesos only; the sandbox stands in for it and follows the same rule. */
 const PROVIDER_CURRENCIES: Record<ConnectionRecord['origin'], readonly string[]> = { 'provider-chile-v1': ['CLP'], 'sandbox-v1': ['CLP'] };
@@ -37,6 +37,10 @@ const currencyIssues = (connection: ConnectionRecord, body: CreateIntentBody): F
 const buildLines = async (tenantId: string, connectionId: string, body: CreateIntentBody): Promise<{ lines: StoredLine[]; issues: FieldIssue[] }> => {
   if (body.lines === undefined) throw new ValidationError([{ path: 'body.lines', message: 'is required unless dispatchGuideIds is given' }]);
   const issues: FieldIssue[] = [];
+  // decisions 16: the SII's 60 detail lines for an invoice or a credit note; a receipt keeps 200.
+  if (body.documentKind !== 'receipt' && body.lines.length > MAX_DOCUMENT_LINES) {
+    issues.push({ path: 'body.lines', message: `has ${body.lines.length} lines; ${body.documentKind === 'invoice' ? 'an invoice' : 'a credit note'} holds at most ${MAX_DOCUMENT_LINES} (a receipt ${MAX_LINES})` });
+  }
   const lines = await Promise.all(
     body.lines.map(async (input, index): Promise<StoredLine> => {
       const catalogItemId = input.catalogItemId ?? null;
@@ -121,10 +125,14 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
   const customerExternalId = body.customerId ? await recordExternalId(tenantId, connection.id, 'parties', body.customerId) : null;
   if (body.customerId && !customerExternalId) issues.push({ path: 'body.customerId', message: 'is not a party record of this connection' });
   // decisions 14: an invoice made from dispatch guides takes the guides' lines (from-guides.ts).
-  const guides = body.dispatchGuideIds !== undefined ? await linesFromGuides(tenantId, body) : undefined;
+  const guides = body.dispatchGuideIds !== undefined ? await linesFromGuides(tenantId, body, now) : undefined;
   const built = guides ?? (await buildLines(tenantId, connection.id, body));
   issues.push(...built.issues);
-  if (issues.length > 0) throw new InvalidInvoiceError('The invoice intent does not fit its connection and records.', issues);
+  // One 422 names every problem: the guides' dates have codes of their own only when nothing else is wrong.
+  const month = guides?.month ?? { kind: 'ok' as const };
+  if (issues.length > 0) throw new InvalidInvoiceError('The invoice intent does not fit its connection and records.', month.kind === 'ok' ? issues : [...issues, ...month.issues]);
+  if (month.kind === 'mixed') throw new GuidesMixedMonthsError(month.issues);
+  if (month.kind === 'late') throw new GuidesInvoiceLateError(month.issues);
   const total = sum(built.lines.map((line) => BigInt(line.lineTotalMinor)));
   if (total !== BigInt(body.totalMinor)) throw new TotalMismatchError(total, body.totalMinor);
   if (!travelsExactly.minor(total)) {
@@ -158,6 +166,8 @@ export const createIntent = async (tenantId: string, body: CreateIntentBody, now
     reconcileDueAt: null,
     reconcileAttempts: 0,
     ...(guides ? { dispatchGuideIds: guides.dispatchGuideIds, guideReferences: guides.guideReferences } : {}),
+    // Guides of an earlier month: the invoice is dated the last day of their month (issue.ts sends it).
+    ...(month.kind === 'ok' && month.emissionDay !== undefined ? { emissionDay: month.emissionDay } : {}),
   };
   return { record, writes: [insertIntent(record), ...ledgerWrites, ...holdGuides(record, guides)] };
 };

@@ -41,3 +41,17 @@ export class GuideAlreadyInvoicedError extends StateConflictError {
     if (invoiceIntentId) this.extensions.invoiceIntentId = invoiceIntentId;
   }
 }
+
+/** decisions 16: an invoice covers the dispatch guides of one calendar month (art. 55 DL 825). */
+export class GuidesMixedMonthsError extends UnprocessableError {
+  constructor(issues: FieldIssue[]) {
+    super('The dispatch guides are of more than one calendar month: invoice each month’s guides apart.', 'guides_mixed_months', issues);
+  }
+}
+
+/** decisions 16: guides of an earlier month are invoiced by the 10th of the next (art. 55 DL 825, SII Circular 103/1979). */
+export class GuidesInvoiceLateError extends UnprocessableError {
+  constructor(issues: FieldIssue[]) {
+    super('The dispatch guides are of an earlier month whose invoicing ended on the 10th of the next month.', 'guides_invoice_late', issues);
+  }
+}

@@ -6,14 +6,18 @@ import { keys } from '../../shared/table/keys.ts';
 import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
 import { GuideAlreadyInvoicedError } from './errors.ts';
 import { findIntent, type IntentRecord, type StoredLine } from './intent-record.ts';
+import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
+import { checkGuidesMonth, type MonthCheck } from './guides-month.ts';
 import { fromMicro, lineTotal, toMicro, travelsExactly } from './money.ts';
-import { MAX_LINES, type CreateIntentBody } from './schemas.ts';
+import { MAX_DOCUMENT_LINES, type CreateIntentBody } from './schemas.ts';
 
 /**
- * decisions 14: an invoice made from dispatch guides (`dispatchGuideIds`). Its lines are the
- * guides' lines, copied in the order the guides are named; the provider's document references
- * each guide (type 52, its folio, its emission date); and a guard item per guide
- * (`INVGUIDE#{guideId}`, keys.invoiceGuide) keeps a guide on at most one live invoice.
+ * decisions 14 and 16: an invoice made from dispatch guides (`dispatchGuideIds`, 1-40: the
+ * SII's 40 references). Its lines are the guides' lines, copied in the order the guides are
+ * named (at most 60, the SII's detail lines); the provider's document references each guide
+ * (type 52, its folio, its emission date); the guides are of one month, invoiced in time
+ * (guides-month.ts); and a guard item per guide (`INVGUIDE#{guideId}`, keys.invoiceGuide) keeps a
+ * guide on at most one live invoice.
  */
 
 /** The SII code of a dispatch guide, as a reference names it. */
@@ -40,13 +44,12 @@ export interface FromGuides {
   issues: FieldIssue[];
   /** The guides as read that may still move (provider_recorded): the create's transaction checks they did not. */
   unsettled: Array<{ id: string; version: number }>;
+  /** The guides' dates (decisions 16): mixed months or late are their own 422s when nothing else is wrong. */
+  month: MonthCheck;
 }
 
-/**
- * A transaction holds at most 100 items: the intent, a guard per guide and a check per unsettled
- * guide. 50 guides (the most) all still pending at the tax authority would need 101.
- */
-const MAX_TRANSACTION_ITEMS = 100;
+// A transaction holds at most 100 items: the intent, a guard and a check per guide (40 each at
+// most), the idempotency record and the audit entry make 83.
 
 /** What keeps one named guide from being invoiced, or null when it fits (same tenant, connection, customer, currency). */
 const guideIssue = (guide: GuideRecord | undefined, body: CreateIntentBody): string | null => {
@@ -76,11 +79,11 @@ const requestIssues = (body: CreateIntentBody, ids: string[]): FieldIssue[] => {
  * Reads the named guides (consistently, one GetItem each: the function's grants) and copies
  * their lines, renumbered from 1; every misfit is an issue naming `body.dispatchGuideIds.{i}`.
  */
-export const linesFromGuides = async (tenantId: string, body: CreateIntentBody): Promise<FromGuides> => {
+export const linesFromGuides = async (tenantId: string, body: CreateIntentBody, now: Date): Promise<FromGuides> => {
   const ids = body.dispatchGuideIds ?? [];
   const early = requestIssues(body, ids);
-  if (early.length > 0) return { lines: [], dispatchGuideIds: ids, guideReferences: [], issues: early, unsettled: [] };
-  const guides = (await Promise.all(ids.map((id) => findIntent(tenantId, id)))) as Array<GuideRecord | undefined>;
+  if (early.length > 0) return { lines: [], dispatchGuideIds: ids, guideReferences: [], issues: early, unsettled: [], month: { kind: 'ok' } };
+  const [guides, tenant] = await Promise.all([Promise.all(ids.map((id) => findIntent(tenantId, id))) as Promise<Array<GuideRecord | undefined>>, getTenant(tenantId)]);
   const issues: FieldIssue[] = [];
   const lines: StoredLine[] = [];
   const guideReferences: DocumentReference[] = [];
@@ -106,15 +109,15 @@ export const linesFromGuides = async (tenantId: string, body: CreateIntentBody):
       });
     }
   });
-  if (issues.length === 0 && lines.length > MAX_LINES) {
-    issues.push({ path: 'body.dispatchGuideIds', message: `the guides have ${lines.length} lines together; an invoice holds at most ${MAX_LINES}` });
+  if (lines.length > MAX_DOCUMENT_LINES) {
+    issues.push({ path: 'body.dispatchGuideIds', message: `the guides have ${lines.length} lines together; an invoice holds at most ${MAX_DOCUMENT_LINES} (the SII's detail lines)` });
   }
+  // Only the guides that fit are dated: one that is not a guide has no month to compare.
+  const dated = guides.flatMap((guide, index) => (guide?.documentKind === 'dispatch_guide' && guide.submission ? [{ index, emissionDate: guide.submission.emissionDate }] : []));
+  const month = checkGuidesMonth(dated, now, tenant?.timeZone ?? DEFAULT_TIME_ZONE);
   // An issued guide is settled for good (never cancelled, credited or moved again); a provider_recorded one may still be rejected.
   const unsettled = guides.filter((guide) => guide?.localState === 'provider_recorded').map((guide) => ({ id: guide!.id, version: guide!.version }));
-  if (issues.length === 0 && 1 + ids.length + unsettled.length > MAX_TRANSACTION_ITEMS) {
-    issues.push({ path: 'body.dispatchGuideIds', message: `${unsettled.length} of the guides still wait for the tax authority (provider_recorded); name at most ${MAX_TRANSACTION_ITEMS - 1 - ids.length} such guides with ${ids.length} guides, or reconcile them first` });
-  }
-  return { lines, dispatchGuideIds: ids, guideReferences, issues, unsettled };
+  return { lines, dispatchGuideIds: ids, guideReferences, issues, unsettled, month };
 };
 
 /**

@@ -62,6 +62,8 @@ export interface IntentRecord extends Omit<InvoiceIntent, 'documentNumber' | 'di
   /** An invoice made from dispatch guides: the guides (absent on others) and their references, fixed at create. */
   dispatchGuideIds?: string[];
   guideReferences?: DocumentReference[];
+  /** The provider's emissionDate fixed at create (Unix seconds, 00:00 UTC): an invoice of an earlier month's guides (decisions 16). */
+  emissionDay?: number;
 }
 
 export const notFound = () => new NotFoundError('No invoice intent with this id.');

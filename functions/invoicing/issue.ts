@@ -67,7 +67,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
     : {
         documentTypeId: submissionType(intent, settings),
         officeId: settings.officeId,
-        emissionDate: tenantDay(now, (await getTenant(tenantId))?.timeZone ?? DEFAULT_TIME_ZONE),
+        emissionDate: intent.emissionDay ?? tenantDay(now, (await getTenant(tenantId))?.timeZone ?? DEFAULT_TIME_ZONE),
         firstSubmittedAt: at,
         submittedAt: at,
       };

@@ -33,9 +33,12 @@ export const LineInput = v.strictObject({
 });
 export type LineInput = v.InferOutput<typeof LineInput>;
 
+/** A receipt (boleta) holds up to 200 lines; the shape check takes that many for every kind. */
 export const MAX_LINES = 200;
-/** decisions 14: an invoice made from dispatch guides names 1-50 of them. */
-export const MAX_DISPATCH_GUIDES = 50;
+/** decisions 16: an invoice, a credit note or a guide holds at most 60 (DTE_v10.xsd, `Detalle` maxOccurs 60). */
+export const MAX_DOCUMENT_LINES = 60;
+/** decisions 16: an invoice made from dispatch guides names 1-40 of them (DTE_v10.xsd, `Referencia` maxOccurs 40). */
+export const MAX_DISPATCH_GUIDES = 40;
 
 export const CreateIntentBody = v.strictObject({
   connectionId: Uuid,

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { insertIntent, type IntentRecord, type StoredLine } from '../../../functions/invoicing/intent-record.ts';
+import { localDate } from '../../../shared/calendar.ts';
 import { newId } from '../../../shared/ids.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 
-/** 2026-11-20 at 00:00 UTC: the seeded guides' emission date. */
-export const GUIDE_DAY = Date.parse('2026-11-20T00:00:00Z') / 1000;
+/**
+ * Today in Santiago at 00:00 UTC: the seeded guides' emission date. A fixed date would turn late
+ * (decisions 16: guides are invoiced by the 10th of the next month) as the calendar moves on.
+ */
+export const GUIDE_DAY = Date.parse(`${localDate(new Date(), 'America/Santiago')}T00:00:00Z`) / 1000;
 
 let folio = 7000;
 
