@@ -81,6 +81,24 @@ describe('creating an invoice intent', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('holds at most 60 lines on an invoice or a credit note (the SII’s Detalle) and 200 on a receipt, creating nothing over them', async () => {
+    const before = await count();
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => ({ conceptKey: `c${i}`, description: `Caja ${i}`, quantity: 1, unitPriceMinor: '10' }));
+    const invoice = await create(invoiceBody(ready.connection.id, ready.customerId, { lines: lines(61), totalMinor: '610' }));
+    expect([invoice.status, invoice.body.code, invoice.body.errors]).toEqual([422, 'invalid_invoice', [{ path: 'body.lines', message: 'has 61 lines; an invoice holds at most 60 (a receipt 200)' }]]);
+    // Every problem in one answer: the line count and the customer.
+    const both = await create(invoiceBody(ready.connection.id, null, { lines: lines(61), totalMinor: '610' }));
+    expect(both.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.customerId', 'body.lines']);
+    const credit = await create(invoiceBody(ready.connection.id, ready.customerId, { documentKind: 'credit_note', creditedInvoiceId: crypto.randomUUID(), lines: lines(61), totalMinor: '610' }));
+    expect([credit.status, credit.body.code, credit.body.errors[0]]).toEqual([422, 'invalid_invoice', { path: 'body.lines', message: 'has 61 lines; a credit note holds at most 60 (a receipt 200)' }]);
+    const overShape = await create(invoiceBody(ready.connection.id, null, { documentKind: 'receipt', lines: lines(201), totalMinor: '2010' }));
+    expect([overShape.status, overShape.body.errors[0].path]).toEqual([400, 'body.lines']);
+    expect(await count()).toBe(before);
+    expect((await create(invoiceBody(ready.connection.id, ready.customerId, { lines: lines(60), totalMinor: '600' }))).status).toBe(201);
+    expect((await create(invoiceBody(ready.connection.id, null, { documentKind: 'receipt', lines: lines(200), totalMinor: '2000' }))).status).toBe(201);
+    expect(await count()).toBe(before + 2);
+  });
+
   it('needs an active connection with issue settings (422 connection_not_ready)', async () => {
     const { connection } = await connectSandbox(tenant, admin);
     const unset = await create(invoiceBody(connection.id, null, { documentKind: 'receipt' }));

@@ -144,14 +144,32 @@ describe('invoices made from dispatch guides (decisions 14)', () => {
     const { lines: _l, ...noLines } = invoiceBody(ready.connection.id, ready.customerId);
     const missing = await create(noLines);
     expect([missing.status, missing.body.code, missing.body.errors[0].path]).toEqual([400, 'validation_failed', 'body.lines']);
-    const many = await create(body(Array.from({ length: 51 }, () => randomUUID())));
-    expect([many.status, many.body.errors[0].path]).toEqual([400, 'body.dispatchGuideIds']);
+    // The SII's 40 references (DTE_v10.xsd, Referencia maxOccurs 40).
+    const many = await create(body(Array.from({ length: 41 }, () => randomUUID())));
+    expect([many.status, many.body.errors[0].path, many.body.errors[0].message]).toEqual([400, 'body.dispatchGuideIds', 'must name at most 40 guides']);
     const guideKind = await create(invoiceBody(ready.connection.id, ready.customerId, { documentKind: 'dispatch_guide' }));
     expect([guideKind.status, guideKind.body.errors[0].path]).toEqual([400, 'body.documentKind']);
     const none = await create(body([]));
     expect([none.status, none.body.errors[0].path]).toEqual([400, 'body.dispatchGuideIds']);
-    const big = await Promise.all([1, 2, 3].map(() => guide(Array.from({ length: 70 }, (_, i) => guideLine(`item-${i}`, '1', '1')))));
-    const over = await create(body(big.map((g) => g.id), { totalMinor: '210' }));
-    expect([over.status, over.body.code, over.body.errors[0].path]).toEqual([422, 'invalid_invoice', 'body.dispatchGuideIds']);
+    // The SII's 60 detail lines (DTE_v10.xsd, Detalle maxOccurs 60): 30 + 31 lines are one too many.
+    const lined = (n: number) => guide(Array.from({ length: n }, (_, i) => guideLine(`item-${i}`, '1', '1')));
+    const [thirty, thirtyOne, otherThirty] = [await lined(30), await lined(31), await lined(30)];
+    const over = await create(body([thirty.id, thirtyOne.id], { totalMinor: '61' }));
+    expect([over.status, over.body.code, over.body.errors]).toEqual([
+      422,
+      'invalid_invoice',
+      [{ path: 'body.dispatchGuideIds', message: "the guides have 61 lines together; an invoice holds at most 60 (the SII's detail lines)" }],
+    ]);
+    // With another problem, one 422 names both.
+    const both = await create(body([thirty.id, thirtyOne.id, randomUUID()], { totalMinor: '61' }));
+    expect(both.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.dispatchGuideIds.2', 'body.dispatchGuideIds']);
+    expect((await create(body([thirty.id, otherThirty.id], { totalMinor: '60' }))).status).toBe(201);
+  });
+
+  it('takes 40 guides, the most an invoice references', async () => {
+    const forty = await Promise.all(Array.from({ length: 40 }, () => guide([guideLine('caja', '1', '100')], { localState: 'provider_recorded', taxState: 'pending' })));
+    const created = await create(body(forty.map((g) => g.id), { totalMinor: '4000' }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.dispatchGuideIds).toHaveLength(40);
   });
 });
