@@ -5,7 +5,8 @@ import { assignRoute } from './assign.ts';
 import { finishRoute, getRoute, recordPosition, startRoute } from './route-actions.ts';
 import { cancelRoute } from './route-cancel.ts';
 import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, Route, RouteWithWarnings, Stop, StopParams } from './schemas.ts';
-import { receiptOf } from './receipt.ts';
+import { receiptOf, receiversHiddenFrom, withoutReceivers } from './receipt.ts';
+import { eraseReceiver } from './receipt-erase.ts';
 import { settleStop } from './stop-actions.ts';
 import { dispatchGuidesOperation } from './dispatch-guides-operation.ts';
 
@@ -46,7 +47,11 @@ export const getRouteOperation = defineOperation({
   permission: 'routes.read',
   params: IdParams,
   responses: routeResponse,
-  handle: async ({ params, caller }) => ({ status: 200, body: await getRoute(caller, params.id) }),
+  handle: async ({ params, caller }) => {
+    const route = await getRoute(caller, params.id);
+    // decisions 16: viewers do not see receivers.
+    return { status: 200, body: receiversHiddenFrom(caller.member.role) ? withoutReceivers(route) : route };
+  },
 });
 
 export const startRouteOperation = defineOperation({
@@ -98,11 +103,33 @@ export const deliverStopOperation = defineOperation({
   replayOmits: ['receivedBy'],
   params: StopParams,
   body: DeliverBody,
-  responses: { 200: { description: 'The stop, state delivered', schema: Stop }, 422: { description: '`invalid_rut` (receivedBy.rut), `evidence_required`' } },
+  responses: {
+    200: { description: 'The stop, state delivered', schema: Stop },
+    422: { description: '`invalid_rut` (receivedBy.rut); `evidence_required` (the route’s verification policy, or a receipt without a `signature` evidence)' },
+  },
   handle: async ({ params, body, caller }) => {
     const receivedBy = receiptOf(body.receivedBy);
     const { stop, writes } = await settleStop(caller, params.id, params.stopId, { kind: 'delivered', evidence: body.evidence, receivedBy });
     return { status: 200, body: stop, writes, resourceId: stop.id };
+  },
+});
+
+export const eraseStopReceiverOperation = defineOperation({
+  operationId: 'eraseStopReceiver',
+  method: 'DELETE',
+  path: '/v1/field/routes/{id}/stops/{stopId}/received-by',
+  summary: 'Erase the receiver (name, RUT, place) of a stop’s receipt of goods',
+  tag,
+  permission: 'receipts.erase',
+  idempotent: true,
+  params: StopParams,
+  responses: {
+    204: { description: 'The stop has no receiver any more (also when it had none); the audit entry names the stop, never the receiver' },
+    404: { description: 'No such route, or no such stop on it' },
+  },
+  handle: async ({ params, caller }) => {
+    const writes = await eraseReceiver(caller.tenantId, params.id, params.stopId, caller.now);
+    return writes.length > 0 ? { status: 204, writes, resourceId: params.stopId } : { status: 204 };
   },
 });
 
@@ -160,6 +187,7 @@ export const fieldOperations = [
   startRouteOperation,
   recordPositionOperation,
   deliverStopOperation,
+  eraseStopReceiverOperation,
   failStopOperation,
   finishRouteOperation,
   cancelRouteOperation,

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import { storedReceipt } from './receipt.ts';
+import { receiptsByStop, storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 import { guidesByStop, readStopGuide, stopGuideView } from './stop-guides.ts';
 
@@ -11,6 +11,8 @@ import { guidesByStop, readStopGuide, stopGuideView } from './stop-guides.ts';
 export interface StopRecord extends Stop {
   trackingToken: string;
   evidence: Evidence[];
+  /** The receipt is stored inside the stop item (stops delivered before decisions 16). */
+  receiptInline?: boolean;
 }
 
 export interface PositionRecord {
@@ -76,10 +78,12 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   plannedArrivalAt: (item.plannedArrivalAt as string | undefined) ?? null,
   // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
   dispatchGuide: null,
+  // Likewise the receipt (receipt.ts); a stop stored before decisions 16 may hold it inline.
   receivedBy: storedReceipt(item.receivedBy),
   version: item.version as number,
   trackingToken: item.trackingToken as string,
   evidence: (item.evidence as Evidence[] | undefined) ?? [],
+  ...(item.receivedBy ? { receiptInline: true } : {}),
 });
 
 export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) => ({
@@ -97,13 +101,14 @@ export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) =>
   evidenceCount: stop.evidenceCount,
   failureReason: stop.failureReason ?? undefined,
   plannedArrivalAt: stop.plannedArrivalAt ?? undefined,
-  receivedBy: stop.receivedBy ?? undefined,
+  // The receipt has an item of its own (receiptWrite); a rewrite of an old stop keeps the one it holds.
+  receivedBy: stop.receivedBy && stop.receiptInline ? stop.receivedBy : undefined,
   evidence: stop.evidence,
   trackingToken: stop.trackingToken,
   version: stop.version,
 });
 
-export const toStop = ({ trackingToken: _t, evidence: _e, ...stop }: StopRecord): Stop => stop;
+export const toStop = ({ trackingToken: _t, evidence: _e, receiptInline: _r, ...stop }: StopRecord): Stop => stop;
 
 export const findRoute = async (tenantId: string, routeId: string): Promise<RouteRecord | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.route(tenantId, routeId), ConsistentRead: true }));
@@ -132,9 +137,11 @@ export const readRoutePartition = async (tenantId: string, routeId: string, rout
     items.push(item);
   }
   const guides = guidesByStop(items);
+  const receipts = receiptsByStop(items, new Date());
   const stops = items
     .filter((i) => i.entity === 'stop')
     .map((i) => ({ ...toStopRecord(i), dispatchGuide: stopGuideView(guides.get(i.stopId as string)) }))
+    .map((stop) => ({ ...stop, receivedBy: receipts.get(stop.id) ?? stop.receivedBy }))
     .map((stop) => (routeState === 'cancelled' && stop.state === 'pending' ? { ...stop, state: 'removed' as const, version: stop.version + 1 } : stop))
     .sort((a, b) => a.sequence - b.sequence);
   const position = items.find((i) => i.entity === 'route-position');

@@ -9,11 +9,11 @@ import { getOrderRecord } from '../orders/records.ts';
 import { assertMayAct } from './access.ts';
 import { getRouteRecord, getStopRecord, stopItem, toStop, type StopRecord } from './records.ts';
 import { requireRouteState, routeStartedCheck } from './route-writes.ts';
-import type { ReceivedBy } from './receipt.ts';
+import { RECEIPT_DECLARATION, receiptWrite, type Receipt } from './receipt.ts';
 import type { Evidence, Stop } from './schemas.ts';
 import { enforceVerification } from './verification.ts';
 
-type Outcome = { kind: 'delivered'; evidence: Evidence[]; receivedBy?: Omit<ReceivedBy, 'receivedAt'> | null } | { kind: 'failed'; evidence: Evidence[]; reason: string };
+type Outcome = { kind: 'delivered'; evidence: Evidence[]; receivedBy?: Receipt | null } | { kind: 'failed'; evidence: Evidence[]; reason: string };
 
 /**
  * Records a stop's outcome: the stop, its order and the event commit together, and only while
@@ -25,8 +25,9 @@ export const settleStop = async (caller: Caller, routeId: string, stopId: string
   requireRouteState(route, ['started'], 'take stop outcomes');
   const current = await getStopRecord(caller.tenantId, routeId, stopId);
   if (current.state !== 'pending') throw new StateConflictError(`The stop is already ${current.state}.`);
-  if (outcome.kind === 'delivered') enforceVerification(route.verification, outcome.evidence);
+  if (outcome.kind === 'delivered') enforceVerification(route.verification, outcome.evidence, Boolean(outcome.receivedBy));
   const at = nowIso(caller.now);
+  const receipt = outcome.kind === 'delivered' ? outcome.receivedBy : null;
   const next: StopRecord = {
     ...current,
     state: outcome.kind,
@@ -34,8 +35,8 @@ export const settleStop = async (caller: Caller, routeId: string, stopId: string
     evidence: outcome.evidence,
     evidenceCount: outcome.evidence.length,
     failureReason: outcome.kind === 'failed' ? outcome.reason : null,
-    // The receipt of goods: shown on the stop only, never in the event below (decisions 14).
-    receivedBy: outcome.kind === 'delivered' && outcome.receivedBy ? { ...outcome.receivedBy, receivedAt: at } : null,
+    // The receipt of goods: shown on the stop only, never in the event below (decisions 14); stored in its own item.
+    receivedBy: receipt ? { ...receipt, receivedAt: at, declaration: RECEIPT_DECLARATION } : null,
     version: current.version + 1,
   };
   const order = await getOrderRecord(caller.tenantId, current.orderId);
@@ -59,6 +60,7 @@ export const settleStop = async (caller: Caller, routeId: string, stopId: string
       },
       orderStateWrite(caller.tenantId, { ...order, state: outcome.kind, version: order.version + 1, updatedAt: at }, { state: 'assigned' }),
       event.write,
+      ...(receipt ? [receiptWrite(caller.tenantId, routeId, stopId, receipt, at)] : []),
     ],
   };
 };

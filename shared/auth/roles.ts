@@ -25,6 +25,7 @@ export const permissions = {
   'routes.read': everyone, // drivers: only routes assigned to them, checked by the operation
   'routes.write': staff,
   'field.act': ['admin', 'operator', 'driver'], // drivers: only on routes assigned to them
+  'receipts.erase': adminOnly, // erasing a stop's receiver (decisions 16)
   'invoices.read': readers,
   'invoices.write': staff, // create, review and reconcile (decisions 9)
   'invoices.approve': adminOnly, // approve, issue, cancel

@@ -33,6 +33,8 @@ export const opsKeys = {
    */
   stopGuide: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `GUIDE#${stopId}` }),
   stopGuidePrefix: 'GUIDE#',
+  /** A stop's receipt of goods (decisions 16): its own item, so a TTL erases it 5 years after delivery. */
+  stopReceipt: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `RECEIPT#${stopId}` }),
   /** gsi1: a driver's routes by service date, for what a driver may do on a given day (odometer readings). */
   routeByWorker: (tenantId: string, workerId: string, serviceDate: string, routeId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WORKER#${workerId}`, gsi1sk: `ROUTE#${serviceDate}#${routeId}` }),
   /** A route preview (decisions 15); gsi1 lists a service date's previews, newest first (ids are UUID v7). */

@@ -291,6 +291,19 @@ export const fixtures: Record<string, Fixture> = {
       return { member: w.driver, method: 'POST', path: `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, body: {}, status: 409 };
     },
   },
+  eraseStopReceiver: {
+    prepare: async (w) => {
+      const route = await steps.startedRoute(w);
+      const stop = route.stops[0];
+      const body = { evidence: [{ kind: 'signature', reference: 'signatures/1.png' }], receivedBy: { name: personal.recipientName, rut: '11.111.111-1', place: personal.address } };
+      ok(await w.tenant.call(w.driver, 'POST', `/v1/field/routes/${route.id}/stops/${stop.id}/deliver`, { body }), 200);
+      return { member: w.admin, method: 'DELETE', path: `/v1/field/routes/${route.id}/stops/${stop.id}/received-by`, resourceId: known(stop.id), status: 204 };
+    },
+    refuse: async (w) => {
+      const route = await steps.startedRoute(w);
+      return { member: w.admin, method: 'DELETE', path: `/v1/field/routes/${route.id}/stops/${crypto.randomUUID()}/received-by`, status: 404 };
+    },
+  },
   failStop: {
     prepare: async (w) => {
       const route = await steps.startedRoute(w);

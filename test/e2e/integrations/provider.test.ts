@@ -185,9 +185,10 @@ describe('provider connection through the real adapter and the fake provider', (
     let delivered: Record<string, unknown> = {};
     const logged = await captureLogs(async () => {
       expect((await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`)).status).toBe(200);
-      const refused = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: { receivedBy: { ...receiver, rut: '21.345.613-1' } } });
+      const evidence = [{ kind: 'signature', reference: 'signatures/andén-4.png' }];
+      const refused = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: { evidence, receivedBy: { ...receiver, rut: '21.345.613-1' } } });
       expect(refused.body.code).toBe('invalid_rut');
-      const answer = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: { receivedBy: receiver } });
+      const answer = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body: { evidence, receivedBy: receiver } });
       expect(answer.status, answer.text).toBe(200);
       delivered = answer.body;
       await tenant.call(admin, 'GET', `/v1/field/routes/${route.id}`);
@@ -197,8 +198,8 @@ describe('provider connection through the real adapter and the fake provider', (
     expect(logged).toContain('"code":"invalid_rut"'); // the capture did see the field handler's lines
     const { Items = [] } = await table().send(new ScanCommand({ TableName: tableName() }));
     const holding = Items.filter((item) => [receiver.name, normal, '21.345.613', '21345613', receiver.place].some((value) => JSON.stringify(item).includes(value)));
-    // Only the stop keeps it: no audit entry, outbox event, tracking view or webhook delivery does.
-    expect(holding.map((item) => [item.entity, item.stopId])).toEqual([['stop', route.stops[0].id]]);
+    // Only the stop's receipt item keeps it (decisions 16: with its TTL): no audit entry, outbox event, tracking view or webhook delivery does.
+    expect(holding.map((item) => [item.entity, item.stopId])).toEqual([['stopReceipt', route.stops[0].id]]);
     expect(Items.some((item) => item.entity === 'audit' && item.resourceId === route.stops[0].id)).toBe(true);
     expect(Items.some((item) => item.entity === 'event' && item.type === 'field.stop.delivered')).toBe(true);
     expect(Items.some((item) => item.entity === 'tracking-view' && item.orderId === orders[0].id)).toBe(true);

@@ -56,7 +56,7 @@ describe('stop outcomes sent again', () => {
     const { route } = await routeWithOrders(tenant, operator, driver, two);
     expect((await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`)).status).toBe(200);
     const key = randomUUID();
-    const body = { receivedBy: { name: 'Rosa Díaz Muñoz', rut: '11.111.111-1', place: 'Bodega trasera' } };
+    const body = { evidence: [{ kind: 'signature', reference: 'signatures/rosa.png' }], receivedBy: { name: 'Rosa Díaz Muñoz', rut: '11.111.111-1', place: 'Bodega trasera' } };
     const first = await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/deliver`, { body, idempotencyKey: key });
     expect(first.status, first.text).toBe(200);
     expect(first.body.receivedBy).toMatchObject({ name: 'Rosa Díaz Muñoz', rut: '11111111-1' });
