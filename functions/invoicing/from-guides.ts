@@ -81,10 +81,9 @@ const requestIssues = (body: CreateIntentBody, ids: string[]): FieldIssue[] => {
  */
 export const linesFromGuides = async (tenantId: string, body: CreateIntentBody, now: Date): Promise<FromGuides> => {
   const ids = body.dispatchGuideIds ?? [];
-  const early = requestIssues(body, ids);
-  if (early.length > 0) return { lines: [], dispatchGuideIds: ids, guideReferences: [], issues: early, unsettled: [], month: { kind: 'ok' } };
+  // One 422 names every problem: the request's shape and each guide's are gathered together.
+  const issues: FieldIssue[] = requestIssues(body, ids);
   const [guides, tenant] = await Promise.all([Promise.all(ids.map((id) => findIntent(tenantId, id))) as Promise<Array<GuideRecord | undefined>>, getTenant(tenantId)]);
-  const issues: FieldIssue[] = [];
   const lines: StoredLine[] = [];
   const guideReferences: DocumentReference[] = [];
   guides.forEach((guide, i) => {

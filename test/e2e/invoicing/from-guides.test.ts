@@ -134,6 +134,9 @@ describe('invoices made from dispatch guides (decisions 14)', () => {
       const answer = await create(payload);
       expect([what, answer.status, answer.body.code, answer.body.errors?.[0]?.path], answer.text).toEqual([what, 422, code, path]);
     }
+    // Every problem in one answer: the request's shape and each guide's.
+    const all = await create({ ...body([ok.id, randomUUID()], { documentKind: 'receipt' }), lines: invoiceBody(ready.connection.id, ready.customerId).lines });
+    expect([all.status, all.body.code, all.body.errors.map((e: { path: string }) => e.path)]).toEqual([422, 'invalid_invoice', ['body.dispatchGuideIds', 'body.lines', 'body.dispatchGuideIds.1']]);
     const unpriced = await create(body([(await guide([guideLine('pallet', '4', null), guideLine('caja', '1', '10'), guideLine('saco', '1', '0')])).id]));
     expect(unpriced.body.errors[0].message).toContain('positions 1, 3');
     // Nothing was held by the refused creates.
