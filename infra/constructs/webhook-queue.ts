@@ -3,6 +3,16 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import { MINIMUM_MAX_RECEIVE_COUNT, visibilityFor } from './queue-capacity.ts';
+
+/** The worker's timeout: its 10 s attempt and the writes around it, well inside. */
+export const WEBHOOK_WORKER_TIMEOUT = Duration.seconds(30);
+
+/** Six times the worker's timeout (queue-capacity.ts): a throttled batch is retried before it shows again. */
+export const WEBHOOK_QUEUE_VISIBILITY = visibilityFor(WEBHOOK_WORKER_TIMEOUT);
+
+/** Throttling alone never dead-letters an attempt (queue-capacity.ts); the sweeper resends one that was. */
+export const WEBHOOK_MAX_RECEIVE_COUNT = MINIMUM_MAX_RECEIVE_COUNT;
 
 /**
  * Transport for webhook attempts: a queue (short delays via DelaySeconds, up to 15 minutes),
@@ -30,10 +40,8 @@ export class WebhookQueue extends Construct {
     this.queue = new Queue(this, 'Attempts', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // Six times the worker's expected run time would be the textbook value; 60 s covers a
-      // 10 s delivery timeout with room for the bookkeeping writes around it.
-      visibilityTimeout: Duration.seconds(60),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+      visibilityTimeout: WEBHOOK_QUEUE_VISIBILITY,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT },
     });
 
     // No fixed name: CloudFormation makes one, so a replacement never collides with the old group.
