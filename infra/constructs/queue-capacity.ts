@@ -1,5 +1,3 @@
-import { Duration } from 'aws-cdk-lib';
-
 /**
  * How the SQS queues and their Lambda consumers are sized for the account they run in (issue 28,
  * item 2). A new account runs 10 concurrent executions until AWS raises the quota; every queue
@@ -13,6 +11,8 @@ import { Duration } from 'aws-cdk-lib';
  * a throttled invocation is retried until the message's visibility timeout runs out; each new
  * receive after that counts. The mapping's maximum concurrency keeps the mapping from receiving
  * batches beyond it (services-sqs-scaling: not above the function's reserved concurrency, if any).
+ *
+ * Plain numbers, no CDK: the local stand-ins (infra/local/webhooks.ts) take the same settings.
  */
 
 /** A new account's Lambda quota (Service Quotas, "Concurrent executions"), assumed until one is stated. */
@@ -27,8 +27,11 @@ export const VISIBILITY_PER_TIMEOUT = 6;
 /** Receives before a message is dead-lettered, at least (AWS's advice above). */
 export const MINIMUM_MAX_RECEIVE_COUNT = 5;
 
-/** The queue visibility timeout for a consumer with this timeout. */
-export const visibilityFor = (consumerTimeout: Duration): Duration => Duration.seconds(VISIBILITY_PER_TIMEOUT * consumerTimeout.toSeconds());
+/** The queue visibility timeout for a consumer with this timeout, both in seconds. */
+export const visibilitySeconds = (consumerTimeoutSeconds: number): number => VISIBILITY_PER_TIMEOUT * consumerTimeoutSeconds;
+
+/** The webhook worker's timeout: its 10 s attempt and the writes around it, well inside. */
+export const WEBHOOK_WORKER_TIMEOUT_SECONDS = 30;
 
 /** The maximum concurrency of each queue's mapping: a share of the account, between the SQS minimum and a ceiling. */
 export interface WorkerConcurrency {
@@ -59,3 +62,11 @@ export const workerConcurrency = (accountConcurrency: number): WorkerConcurrency
     Math.min(accountConcurrency, ceiling, Math.max(SQS_MAPPING_MINIMUM_CONCURRENCY, Math.floor(accountConcurrency * perAccount)));
   return { webhooks: share(SHARES.webhooks), imports: share(SHARES.imports), previews: share(SHARES.previews) };
 };
+
+/** What the webhook attempts queue and its mapping are given: the template's, and the local stand-in's. */
+export const attemptsQueueSettings = (accountConcurrency = DEFAULT_ACCOUNT_CONCURRENCY, workerTimeoutSeconds = WEBHOOK_WORKER_TIMEOUT_SECONDS) => ({
+  visibilityTimeoutSeconds: visibilitySeconds(workerTimeoutSeconds),
+  // Throttling alone never dead-letters an attempt; the sweeper resends one that was.
+  maxReceiveCount: MINIMUM_MAX_RECEIVE_COUNT,
+  maxConcurrency: workerConcurrency(accountConcurrency).webhooks,
+});

@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { importSchedule, importWorker } from '../../functions/jobs.ts';
 import { MAX_RECEIVES } from '../../functions/records/imports/run-page.ts';
 import type { DataTable } from './data-table.ts';
-import { DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT, visibilityFor, workerConcurrency } from './queue-capacity.ts';
+import { DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT, visibilitySeconds, workerConcurrency } from './queue-capacity.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface RecordImportsProps {
@@ -57,7 +57,7 @@ export class RecordImports extends Construct {
       enforceSSL: true,
       // Six times the worker's timeout: a page still running is never handed to a second worker,
       // and a throttled batch is retried before it shows again.
-      visibilityTimeout: visibilityFor(IMPORT_WORKER_TIMEOUT),
+      visibilityTimeout: Duration.seconds(visibilitySeconds(IMPORT_WORKER_TIMEOUT.toSeconds())),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: IMPORT_MAX_RECEIVE_COUNT },
     });
 

@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { MAX_TIME_LIMIT_SECONDS } from '../../functions/routing/preview-schemas.ts';
 import { previewSweeper, previewWorker } from '../../functions/jobs.ts';
 import type { DataTable } from './data-table.ts';
-import { DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT, visibilityFor, workerConcurrency } from './queue-capacity.ts';
+import { DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT, visibilitySeconds, workerConcurrency } from './queue-capacity.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface RoutePreviewsProps {
@@ -50,7 +50,7 @@ export const PREVIEW_WORKER_TIMEOUT = Duration.seconds(MAX_TIME_LIMIT_SECONDS + 
  * does not wait for it: the sweeper sends a new message once the lease has ended (a queued
  * preview's after a minute).
  */
-export const PREVIEW_QUEUE_VISIBILITY = visibilityFor(PREVIEW_WORKER_TIMEOUT);
+export const PREVIEW_QUEUE_VISIBILITY = Duration.seconds(visibilitySeconds(PREVIEW_WORKER_TIMEOUT.toSeconds()));
 
 /** A preview waiting this long for a worker means the workers are stuck or too few. */
 const BACKLOG_ALARM_SECONDS = 600;

@@ -3,16 +3,10 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { MINIMUM_MAX_RECEIVE_COUNT, visibilityFor } from './queue-capacity.ts';
+import { attemptsQueueSettings, WEBHOOK_WORKER_TIMEOUT_SECONDS } from './queue-capacity.ts';
 
 /** The worker's timeout: its 10 s attempt and the writes around it, well inside. */
-export const WEBHOOK_WORKER_TIMEOUT = Duration.seconds(30);
-
-/** Six times the worker's timeout (queue-capacity.ts): a throttled batch is retried before it shows again. */
-export const WEBHOOK_QUEUE_VISIBILITY = visibilityFor(WEBHOOK_WORKER_TIMEOUT);
-
-/** Throttling alone never dead-letters an attempt (queue-capacity.ts); the sweeper resends one that was. */
-export const WEBHOOK_MAX_RECEIVE_COUNT = MINIMUM_MAX_RECEIVE_COUNT;
+export const WEBHOOK_WORKER_TIMEOUT = Duration.seconds(WEBHOOK_WORKER_TIMEOUT_SECONDS);
 
 /**
  * Transport for webhook attempts: a queue (short delays via DelaySeconds, up to 15 minutes),
@@ -37,11 +31,14 @@ export class WebhookQueue extends Construct {
       retentionPeriod: Duration.days(14),
     });
 
+    // Six times the worker's timeout and 5 receives (queue-capacity.ts): a throttled batch is
+    // retried before it shows again, and throttling alone never dead-letters an attempt.
+    const settings = attemptsQueueSettings();
     this.queue = new Queue(this, 'Attempts', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: WEBHOOK_QUEUE_VISIBILITY,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT },
+      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
 
     // No fixed name: CloudFormation makes one, so a replacement never collides with the old group.
