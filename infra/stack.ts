@@ -148,7 +148,7 @@ export class DeliveryOpsStack extends Stack {
     this.originSecret = new OriginSecret(this, 'OriginSecret', { serviceName: 'delivery-ops' });
     for (const fn of this.functions.byGroup.values()) this.originSecret.grantCheck(fn.function);
     this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp, originSecret: this.originSecret.secret });
-    this.originSecret.rotateOn(this.edge.distribution);
+    this.originSecret.rotateOn(this.edge.distribution, this.edge.webAcl.attrArn);
     new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
     this.webhookPipeline = new WebhookPipeline(this, 'WebhookPipeline', {
