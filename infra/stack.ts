@@ -56,7 +56,8 @@ export interface DeliveryOpsStackProps extends StackProps {
   lambdaConcurrencyQuota?: number;
   /**
    * The account's concurrent executions, from which each queue's maximum concurrency is derived
-   * (infra/constructs/queue-capacity.ts). @default lambdaConcurrencyQuota when stated, else 10 (a new account's)
+   * (infra/constructs/queue-capacity.ts); with lambdaConcurrencyQuota also stated, the smaller of
+   * the two. @default lambdaConcurrencyQuota when stated, else 10 (a new account's)
    */
   accountConcurrency?: number;
   /**
@@ -111,7 +112,8 @@ export class DeliveryOpsStack extends Stack {
     const quotaSetting = setting('lambdaConcurrencyQuota');
     const quota = quotaSetting === undefined ? undefined : Number(quotaSetting);
     if (quota !== undefined && (!Number.isInteger(quota) || quota < 1)) throw new Error('lambdaConcurrencyQuota must be a positive integer (the account\'s concurrent executions quota)');
-    const workers = workerConcurrency(Number(setting('accountConcurrency') ?? quota ?? DEFAULT_ACCOUNT_CONCURRENCY));
+    const account = [setting('accountConcurrency'), quota].filter((v) => v !== undefined).map(Number);
+    const workers = workerConcurrency(account.length > 0 ? Math.min(...account) : DEFAULT_ACCOUNT_CONCURRENCY);
     const reservations =
       trackingConcurrency +
       workers.webhooks +

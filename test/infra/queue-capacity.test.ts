@@ -78,7 +78,7 @@ describe('queues with a Lambda consumer (every SQS event source mapping)', () =>
   });
 
   it('derives each maximum from the stated account, never above it, up to the old bounds of 20, 5 and 2', () => {
-    for (const account of [3, 40, 100, 1000]) {
+    for (const account of [3, 40, 1000]) {
       const mappings = queueMappings(quickTemplate({ accountConcurrency: String(account) }));
       holdsTheRules(mappings, account);
       const { webhooks, imports, previews } = workerConcurrency(account);
@@ -92,6 +92,8 @@ describe('queues with a Lambda consumer (every SQS event source mapping)', () =>
     const mappings = queueMappings(quickTemplate({ lambdaConcurrencyQuota: '177' }));
     holdsTheRules(mappings, 177);
     expect(mappings.map((m) => m.reserved)).toEqual(mappings.map((m) => m.maximumConcurrency));
+    // Both stated: never above the smaller.
+    holdsTheRules(queueMappings(quickTemplate({ lambdaConcurrencyQuota: '1000', accountConcurrency: '10' })), 10);
     for (const value of ['1', '2.5', 'ten']) expect(() => quickTemplate({ accountConcurrency: value }), value).toThrow(/accountConcurrency/);
   });
 });
