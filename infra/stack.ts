@@ -1,7 +1,6 @@
 import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
-import { IMPORT_WORKER_CONCURRENCY } from './constructs/record-imports.ts';
-import { PREVIEW_WORKER_CONCURRENCY, RoutePreviews } from './constructs/route-previews.ts';
-import { WEBHOOK_WORKER_CONCURRENCY } from './constructs/webhook-pipeline.ts';
+import { RoutePreviews } from './constructs/route-previews.ts';
+import { DEFAULT_ACCOUNT_CONCURRENCY, workerConcurrency } from './constructs/queue-capacity.ts';
 import { OidcParameters } from './constructs/oidc-parameters.ts';
 import type { StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -56,6 +55,12 @@ export interface DeliveryOpsStackProps extends StackProps {
    */
   lambdaConcurrencyQuota?: number;
   /**
+   * The account's concurrent executions, from which each queue's maximum concurrency is derived
+   * (infra/constructs/queue-capacity.ts); with lambdaConcurrencyQuota also stated, the smaller of
+   * the two. @default lambdaConcurrencyQuota when stated, else 10 (a new account's)
+   */
+  accountConcurrency?: number;
+  /**
    * DynamoDB deletion protection of the table. Off for the first deploy only, so that a failed
    * create can remove the table it made (docs/cloud-stack.md, First deploy). @default true
    */
@@ -107,11 +112,13 @@ export class DeliveryOpsStack extends Stack {
     const quotaSetting = setting('lambdaConcurrencyQuota');
     const quota = quotaSetting === undefined ? undefined : Number(quotaSetting);
     if (quota !== undefined && (!Number.isInteger(quota) || quota < 1)) throw new Error('lambdaConcurrencyQuota must be a positive integer (the account\'s concurrent executions quota)');
+    const account = [setting('accountConcurrency'), quota].filter((v) => v !== undefined).map(Number);
+    const workers = workerConcurrency(account.length > 0 ? Math.min(...account) : DEFAULT_ACCOUNT_CONCURRENCY);
     const reservations =
       trackingConcurrency +
-      WEBHOOK_WORKER_CONCURRENCY +
-      (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0) +
-      (groups.some((g) => g.name === 'routing') ? PREVIEW_WORKER_CONCURRENCY : 0);
+      workers.webhooks +
+      (groups.some((g) => g.name === 'integrations') ? workers.imports : 0) +
+      (groups.some((g) => g.name === 'routing') ? workers.previews : 0);
     this.concurrencyReserved = quota !== undefined && quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
     if (!this.concurrencyReserved) {
       Annotations.of(this).addWarningV2(
@@ -143,7 +150,7 @@ export class DeliveryOpsStack extends Stack {
     this.originSecret = new OriginSecret(this, 'OriginSecret', { serviceName: 'delivery-ops' });
     for (const fn of this.functions.byGroup.values()) this.originSecret.grantCheck(fn.function);
     this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp, originSecret: this.originSecret.secret });
-    this.originSecret.rotateOn(this.edge.distribution);
+    this.originSecret.rotateOn(this.edge.distribution, this.edge.webAcl.attrArn);
     new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
     this.webhookPipeline = new WebhookPipeline(this, 'WebhookPipeline', {
@@ -151,15 +158,16 @@ export class DeliveryOpsStack extends Stack {
       transport: this.webhooks,
       apiFunction: this.functions.byGroup.get('webhooks'),
       serviceName: 'delivery-ops',
+      workerConcurrency: workers.webhooks,
       reserveConcurrency: this.concurrencyReserved,
     });
     this.invoiceReconciler = new InvoiceReconciler(this, 'InvoiceReconciler', { data: this.data, serviceName: 'delivery-ops' });
     const integrations = this.functions.byGroup.get('integrations');
-    if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops', reserveConcurrency: this.concurrencyReserved });
+    if (integrations) this.imports = new RecordImports(this, 'Imports', { data: this.data, apiFunction: integrations, serviceName: 'delivery-ops', concurrency: workers.imports, reserveConcurrency: this.concurrencyReserved });
     const field = this.functions.byGroup.get('field');
     if (this.imports && field) new DispatchGuideIssuing(this, 'DispatchGuides', { imports: this.imports, fieldFunction: field });
     const routing = this.functions.byGroup.get('routing');
-    if (routing) this.previews = new RoutePreviews(this, 'Previews', { data: this.data, apiFunction: routing, serviceName: 'delivery-ops', reserveConcurrency: this.concurrencyReserved });
+    if (routing) this.previews = new RoutePreviews(this, 'Previews', { data: this.data, apiFunction: routing, serviceName: 'delivery-ops', concurrency: workers.previews, reserveConcurrency: this.concurrencyReserved });
     const context = (key: string): string | undefined => (this.node.tryGetContext(key) as string | undefined) || undefined;
     const providerSettings = props.billingProvider ?? {
       apiUrl: context('providerApiUrl'),

@@ -88,10 +88,21 @@ const createSecret = async (secretId: string, token: string, deps: RotationDeps)
   await deps.secretsManager.send(new PutSecretValueCommand({ SecretId: secretId, ClientRequestToken: token, SecretString: await newOriginSecret(deps), VersionStages: ['AWSPENDING'] }));
 };
 
-/** CloudFront sends the value as a header: it must be long and header-safe. */
+const currentValue = async (secretId: string, deps: RotationDeps): Promise<string | undefined> =>
+  (await deps.secretsManager.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage: 'AWSCURRENT' }))).SecretString;
+
+/**
+ * CloudFront sends the value as a header: it must be long and header-safe, and the distribution
+ * must carry the header the rotation will change. Secrets Manager also runs this step alone when
+ * rotation is set up without rotating at once, as the stack's schedule is (at deploy): it labels
+ * a version AWSPENDING, runs testSecret and removes the version. No createSecret ran then, so the
+ * version may hold no value; the current one, which CloudFront sends, is tested instead. A setup
+ * error so fails the deploy rather than the first rotation a month later.
+ */
 const testSecret = async (secretId: string, token: string, deps: RotationDeps): Promise<void> => {
-  const value = await pendingValue(secretId, token, deps);
+  const value = (await pendingValue(secretId, token, deps)) ?? (await currentValue(secretId, deps));
   if (!value || !/^[A-Za-z0-9_-]{32,256}$/.test(value)) throw new RotationError('The pending origin secret is not 32 or more header-safe characters');
+  await originHeaders(deps);
 };
 
 const finishSecret = async (secretId: string, token: string, versions: Record<string, string[]>, deps: RotationDeps): Promise<void> => {
@@ -106,13 +117,23 @@ const finishSecret = async (secretId: string, token: string, versions: Record<st
   await setDistributionHeader(out.SecretString, deps);
 };
 
-/** Sets the origin header on every origin that has it; a distribution without it is a setup error. */
-const setDistributionHeader = async (value: string, deps: RotationDeps): Promise<void> => {
+/** The distribution's configuration and its origin headers; a distribution without one is a setup error. */
+const originHeaders = async (deps: RotationDeps) => {
   const { DistributionConfig: config, ETag } = await deps.cloudFront.send(new GetDistributionConfigCommand({ Id: deps.distributionId }));
   const headers = (config?.Origins?.Items ?? [])
     .flatMap((origin) => origin.CustomHeaders?.Items ?? [])
     .filter((h) => h.HeaderName?.toLowerCase() === ORIGIN_VERIFY_HEADER);
   if (!config || headers.length === 0) throw new RotationError(`Distribution ${deps.distributionId} has no ${ORIGIN_VERIFY_HEADER} origin header`);
+  return { config, ETag, headers };
+};
+
+/**
+ * Sets the origin header on every origin that has it. The configuration goes back whole, web ACL
+ * included: CloudFront then checks that the caller may read that web ACL (wafv2:GetWebACL,
+ * granted in infra/constructs/origin-secret.ts).
+ */
+const setDistributionHeader = async (value: string, deps: RotationDeps): Promise<void> => {
+  const { config, ETag, headers } = await originHeaders(deps);
   if (headers.every((h) => h.HeaderValue === value)) return;
   for (const h of headers) h.HeaderValue = value;
   await deps.cloudFront.send(new UpdateDistributionCommand({ Id: deps.distributionId, IfMatch: ETag, DistributionConfig: config }));

@@ -19,16 +19,20 @@ export interface OidcParametersProps {
  * previous, real value and pass the rule; a new value makes a new parameter, whose default counts.
  */
 export class OidcParameters extends Construct {
+  /** The issuer parameter's value (a Ref): what the functions read is what the rule checked. */
   readonly issuer: string;
+  /** The audience parameter's value (a Ref), likewise. */
   readonly audience: string;
   readonly rule: CfnRule;
 
   constructor(scope: Construct, id: string, props: OidcParametersProps) {
     super(scope, id);
-    this.issuer = props.issuer;
-    this.audience = props.audience;
     const issuer = this.parameter('Issuer', props.issuer, 'the tokens\' iss (context key oidcIssuer)');
     const audience = this.parameter('Audience', props.audience, 'the tokens\' aud or client_id (context key oidcAudience)');
+    // Not the literal values: a deploy that sets the parameters themselves (--parameters) would
+    // pass the rule while the functions kept the value synth saw, the placeholder included.
+    this.issuer = issuer.valueAsString;
+    this.audience = audience.valueAsString;
     this.rule = new CfnRule(this, 'NotPlaceholder', {
       assertions: [
         {

@@ -41,8 +41,13 @@ export class OriginSecret extends Construct {
     });
   }
 
-  /** The distribution whose origin header the rotation keeps equal to AWSCURRENT. */
-  rotateOn(distribution: IDistribution): void {
+  /**
+   * The distribution whose origin header the rotation keeps equal to AWSCURRENT, and the ARN of
+   * the web ACL its configuration names. UpdateDistribution sends that configuration back whole,
+   * and CloudFront then checks that the caller may read the web ACL it names (it refuses with
+   * InvalidWebACLId, "Unable to verify read permissions on Web ACL"): wafv2:GetWebACL on it.
+   */
+  rotateOn(distribution: IDistribution, webAclArn: string): void {
     const fn = this.rotation.function;
     fn.addEnvironment('DISTRIBUTION_ID', distribution.distributionId);
     fn.addToRolePolicy(
@@ -51,6 +56,7 @@ export class OriginSecret extends Construct {
         resources: [Stack.of(this).formatArn({ service: 'cloudfront', region: '', resource: 'distribution', resourceName: distribution.distributionId })],
       }),
     );
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['wafv2:GetWebACL'], resources: [webAclArn] }));
     this.secret.addRotationSchedule('Schedule', { rotationLambda: fn, automaticallyAfter: this.rotateEvery, rotateImmediatelyOnUpdate: false });
     Validations.of(this.rotation.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -8,7 +8,9 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { importSchedule, importWorker } from '../../functions/jobs.ts';
+import { MAX_RECEIVES } from '../../functions/records/imports/run-page.ts';
 import type { DataTable } from './data-table.ts';
+import { DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT, visibilitySeconds, workerConcurrency } from './queue-capacity.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface RecordImportsProps {
@@ -16,15 +18,20 @@ export interface RecordImportsProps {
   /** The integrations function: it queues imports (POST .../imports) and answers provider notices. */
   apiFunction: ServiceFunction;
   serviceName: string;
-  /** Reserve IMPORT_WORKER_CONCURRENCY for the worker (only when the account's quota covers it). @default false */
+  /** Imports running at once at most (the SQS mapping's maximum concurrency). @default the share of a 10-execution account (queue-capacity.ts) */
+  concurrency?: number;
+  /** Also reserve `concurrency` for the worker (only when the account's quota covers it). @default false */
   reserveConcurrency?: boolean;
 }
 
-/** Imports running at once at most (the SQS mapping's maximum concurrency). */
-export const IMPORT_WORKER_CONCURRENCY = 5;
-
 /** One page of parties reads up to 50 clients' contacts at 10 requests a second, plus waited-out 429s. */
-const WORKER_TIMEOUT = Duration.seconds(150);
+export const IMPORT_WORKER_TIMEOUT = Duration.seconds(150);
+
+/**
+ * The worker fails an import on a page's MAX_RECEIVES-th delivery, so SQS must deliver it once
+ * more than that before dead-lettering; at least AWS's 5 (queue-capacity.ts).
+ */
+export const IMPORT_MAX_RECEIVE_COUNT = Math.max(MAX_RECEIVES + 1, MINIMUM_MAX_RECEIVE_COUNT);
 
 /**
  * Imports of decisions 10: a queue with one message per provider page and its dead-letter queue,
@@ -48,21 +55,23 @@ export class RecordImports extends Construct {
     this.queue = new Queue(this, 'Pages', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // Above the worker's timeout, so a page still running is never handed to a second worker.
-      visibilityTimeout: Duration.seconds(WORKER_TIMEOUT.toSeconds() + 30),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+      // Six times the worker's timeout: a page still running is never handed to a second worker,
+      // and a throttled batch is retried before it shows again.
+      visibilityTimeout: Duration.seconds(visibilitySeconds(IMPORT_WORKER_TIMEOUT.toSeconds())),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: IMPORT_MAX_RECEIVE_COUNT },
     });
 
     const environment = { TABLE_NAME: data.table.tableName, POWERTOOLS_SERVICE_NAME: props.serviceName, IMPORT_QUEUE_URL: this.queue.queueUrl };
     const allowSend = (fn: ServiceFunction) => fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
 
-    this.worker = new ServiceFunction(this, 'Worker', { name: importWorker.name, entry: importWorker.entry, environment, timeout: WORKER_TIMEOUT, memorySize: 512 });
+    this.worker = new ServiceFunction(this, 'Worker', { name: importWorker.name, entry: importWorker.entry, environment, timeout: IMPORT_WORKER_TIMEOUT, memorySize: 512 });
+    const concurrency = props.concurrency ?? workerConcurrency(DEFAULT_ACCOUNT_CONCURRENCY).imports;
     // A few imports at once: each is one message at a time, and the provider limits each token
     // anyway. The mapping's maximum concurrency bounds it with or without a reservation.
-    if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = IMPORT_WORKER_CONCURRENCY;
+    if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = concurrency;
     data.grantAccess(this.worker.function, importWorker.table);
     allowSend(this.worker);
-    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: IMPORT_WORKER_CONCURRENCY }));
+    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: concurrency }));
 
     this.scheduler = new ServiceFunction(this, 'Hourly', { name: importSchedule.name, entry: importSchedule.entry, environment, timeout: Duration.minutes(5) });
     data.grantAccess(this.scheduler.function, importSchedule.table);

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { MAX_TIME_LIMIT_SECONDS } from '../../functions/routing/preview-schemas.ts';
 import { previewSweeper, previewWorker } from '../../functions/jobs.ts';
 import type { DataTable } from './data-table.ts';
+import { DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT, visibilitySeconds, workerConcurrency } from './queue-capacity.ts';
 import { ServiceFunction } from './service-function.ts';
 
 export interface RoutePreviewsProps {
@@ -17,16 +18,14 @@ export interface RoutePreviewsProps {
   /** The routing function: POST /v1/routing/previews queues the preview it stores. */
   apiFunction: ServiceFunction;
   serviceName: string;
-  /** Reserve PREVIEW_WORKER_CONCURRENCY for the worker (only when the account's quota covers it). @default false */
+  /**
+   * Previews solved at once at most: the SQS mapping's maximum concurrency (2 is the least SQS
+   * accepts, and a solve holds its execution for up to three minutes). @default 2 (queue-capacity.ts)
+   */
+  concurrency?: number;
+  /** Also reserve `concurrency` for the worker (only when the account's quota covers it). @default false */
   reserveConcurrency?: boolean;
 }
-
-/**
- * Previews solved at once at most: the SQS mapping's maximum concurrency (2 is the least SQS
- * accepts). A new account may have 10 concurrent executions in all (docs/cloud-stack.md, First
- * deploy) and a solve holds its execution for up to two minutes; two leave the API the rest.
- */
-export const PREVIEW_WORKER_CONCURRENCY = 2;
 
 /**
  * Lambda gives a function one full vCPU at 1,769 MB. The solve is CPU-bound and single-threaded,
@@ -46,12 +45,12 @@ export const PREVIEW_WORKER_MEMORY_MB = 1769;
 export const PREVIEW_WORKER_TIMEOUT = Duration.seconds(MAX_TIME_LIMIT_SECONDS + 60);
 
 /**
- * AWS's advice for an SQS event source: a visibility timeout of at least six times the
- * function's timeout, so a message Lambda is still retrying through throttles is not handed out
- * again meanwhile. A crashed or overtaken worker's preview does not wait for it: the sweeper sends
- * a new message once the lease has ended (a queued preview's after a minute).
+ * Six times the worker's timeout (queue-capacity.ts), so a message Lambda is still retrying
+ * through throttles is not handed out again meanwhile. A crashed or overtaken worker's preview
+ * does not wait for it: the sweeper sends a new message once the lease has ended (a queued
+ * preview's after a minute).
  */
-export const PREVIEW_QUEUE_VISIBILITY = Duration.seconds(6 * PREVIEW_WORKER_TIMEOUT.toSeconds());
+export const PREVIEW_QUEUE_VISIBILITY = Duration.seconds(visibilitySeconds(PREVIEW_WORKER_TIMEOUT.toSeconds()));
 
 /** A preview waiting this long for a worker means the workers are stuck or too few. */
 const BACKLOG_ALARM_SECONDS = 600;
@@ -79,8 +78,9 @@ export class RoutePreviews extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: PREVIEW_QUEUE_VISIBILITY,
-      // A preview that crashes its worker three times will crash it again; the sweeper fails it.
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 3 },
+      // At least AWS's 5, so throttling alone never dead-letters a preview; one that keeps
+      // crashing its worker is failed by the sweeper past its time limit plus 5 minutes anyway.
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MINIMUM_MAX_RECEIVE_COUNT },
     });
 
     const environment = { TABLE_NAME: data.table.tableName, POWERTOOLS_SERVICE_NAME: props.serviceName };
@@ -93,10 +93,11 @@ export class RoutePreviews extends Construct {
       timeout: PREVIEW_WORKER_TIMEOUT,
       memorySize: PREVIEW_WORKER_MEMORY_MB,
     });
-    if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = PREVIEW_WORKER_CONCURRENCY;
+    const concurrency = props.concurrency ?? workerConcurrency(DEFAULT_ACCOUNT_CONCURRENCY).previews;
+    if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = concurrency;
     data.grantAccess(this.worker.function, previewWorker.table);
     // One preview per invocation: a batch would make the later previews wait out the first's solve.
-    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: PREVIEW_WORKER_CONCURRENCY }));
+    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: concurrency }));
 
     this.sweeper = new ServiceFunction(this, 'Sweeper', {
       name: previewSweeper.name,
@@ -123,7 +124,7 @@ export class RoutePreviews extends Construct {
       [previewSweeper.name, this.sweeper.function],
     ]);
     this.backlogAlarm = new Alarm(this, 'PreviewsBacklog', {
-      alarmDescription: `A route preview has waited more than ${BACKLOG_ALARM_SECONDS / 60} minutes for a worker: the worker is failing, throttled, or ${PREVIEW_WORKER_CONCURRENCY} at once are too few.`,
+      alarmDescription: `A route preview has waited more than ${BACKLOG_ALARM_SECONDS / 60} minutes for a worker: the worker is failing, throttled, or ${concurrency} at once are too few.`,
       metric: this.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: BACKLOG_ALARM_SECONDS,
       evaluationPeriods: 1,

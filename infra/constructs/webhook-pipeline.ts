@@ -17,7 +17,8 @@ import { RESPONSE_SEAL_CONTEXT_KEYS } from '../../shared/idempotency.ts';
 import { MAX_SQS_DELAY_SECONDS } from '../../shared/ports/queue.ts';
 import type { DataTable } from './data-table.ts';
 import { ServiceFunction } from './service-function.ts';
-import type { WebhookQueue } from './webhook-queue.ts';
+import { VISIBILITY_PER_TIMEOUT, workerConcurrency, DEFAULT_ACCOUNT_CONCURRENCY } from './queue-capacity.ts';
+import { WEBHOOK_WORKER_TIMEOUT, type WebhookQueue } from './webhook-queue.ts';
 
 export interface WebhookPipelineProps {
   data: DataTable;
@@ -25,14 +26,11 @@ export interface WebhookPipelineProps {
   /** The webhooks endpoint group's function: it seals secrets and replays sealed answers, so it gets the ports and the key. */
   apiFunction?: ServiceFunction;
   serviceName: string;
-  /** Upper bound of parallel attempts, so a burst cannot take the account's whole concurrency. @default 20 */
+  /** Upper bound of parallel attempt batches, so a burst cannot take the account's whole concurrency. @default the share of a 10-execution account (queue-capacity.ts) */
   workerConcurrency?: number;
   /** Also reserve workerConcurrency for the worker (only when the account's quota covers it). @default false */
   reserveConcurrency?: boolean;
 }
-
-/** Parallel webhook attempts at most (the SQS mapping's maximum concurrency). */
-export const WEBHOOK_WORKER_CONCURRENCY = 20;
 
 /** How cdk-nag spells a value in a finding id: the value itself, or `<Pseudo::Parameter>` while a token. */
 const nagName = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
@@ -130,13 +128,11 @@ export class WebhookPipeline extends Construct {
     );
 
     // ---- worker: attempts queue -> receiver, next attempt back on the queue or a schedule
-    const concurrency = props.workerConcurrency ?? WEBHOOK_WORKER_CONCURRENCY;
+    const concurrency = props.workerConcurrency ?? workerConcurrency(DEFAULT_ACCOUNT_CONCURRENCY).webhooks;
     if (!Number.isInteger(concurrency) || concurrency < 2) throw new Error('workerConcurrency must be an integer of at least 2 (the SQS mapping minimum)');
-    // Well below the queue's visibility timeout: a message is not handed to a second worker
-    // while the first still runs its 10 s attempt and the writes around it.
-    const workerTimeout = Duration.seconds(30);
+    const workerTimeout = WEBHOOK_WORKER_TIMEOUT;
     const visibility = (transport.queue.node.defaultChild as CfnQueue).visibilityTimeout ?? 30;
-    if (workerTimeout.toSeconds() >= visibility) throw new Error(`the worker's timeout must stay below the attempts queue's visibility timeout (${visibility} s)`);
+    if (visibility < VISIBILITY_PER_TIMEOUT * workerTimeout.toSeconds()) throw new Error(`the attempts queue's visibility timeout (${visibility} s) must be at least ${VISIBILITY_PER_TIMEOUT} times the worker's timeout`);
     this.worker = new ServiceFunction(this, 'Worker', { name: webhookWorker.name, entry: webhookWorker.entry, environment, timeout: workerTimeout });
     if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = concurrency;
     data.grantAccess(this.worker.function, webhookWorker.table);
@@ -165,8 +161,9 @@ export class WebhookPipeline extends Construct {
       new SqsEventSource(transport.queue, {
         batchSize: 10,
         reportBatchItemFailures: true,
-        // The bound on parallel attempts with or without a reservation; equal to it when there is
-        // one, so the mapping never polls into throttles.
+        // The bound on parallel batches with or without a reservation; equal to it when there is
+        // one, so the mapping never polls into throttles. Batches past it stay in the queue,
+        // unreceived, so a backlog does not spend its receives (queue-capacity.ts).
         maxConcurrency: concurrency,
       }),
     );

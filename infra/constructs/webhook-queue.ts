@@ -3,6 +3,10 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import { attemptsQueueSettings, WEBHOOK_WORKER_TIMEOUT_SECONDS } from './queue-capacity.ts';
+
+/** The worker's timeout: its 10 s attempt and the writes around it, well inside. */
+export const WEBHOOK_WORKER_TIMEOUT = Duration.seconds(WEBHOOK_WORKER_TIMEOUT_SECONDS);
 
 /**
  * Transport for webhook attempts: a queue (short delays via DelaySeconds, up to 15 minutes),
@@ -27,13 +31,14 @@ export class WebhookQueue extends Construct {
       retentionPeriod: Duration.days(14),
     });
 
+    // Six times the worker's timeout and 5 receives (queue-capacity.ts): a throttled batch is
+    // retried before it shows again, and throttling alone never dead-letters an attempt.
+    const settings = attemptsQueueSettings();
     this.queue = new Queue(this, 'Attempts', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // Six times the worker's expected run time would be the textbook value; 60 s covers a
-      // 10 s delivery timeout with room for the bookkeeping writes around it.
-      visibilityTimeout: Duration.seconds(60),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
+      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
 
     // No fixed name: CloudFormation makes one, so a replacement never collides with the old group.

@@ -14,7 +14,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalGateway } from './gateway.ts';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer.ts';
 import { trackingRateLimit } from './tracking-rate-limit.ts';
-import { startLocalWebhooks, type LocalWebhooks } from './webhooks.ts';
+import { startLocalWebhooks, type LocalWebhooks, type WebhookMapping } from './webhooks.ts';
 import { startLocalInvoiceReconciler, type LocalInvoiceReconciler } from './invoice-reconciler.ts';
 import { startLocalImports, type LocalImports } from './imports.ts';
 import { startLocalPreviews, type LocalPreviews } from './previews.ts';
@@ -33,6 +33,8 @@ export interface LocalStackOptions {
   /** Extra stream consumers beside the project's own (tests observe the stream this way). */
   extraStreamConsumers?: Record<string, StreamConsumer>;
   onStreamError?: (consumer: string, error: unknown) => void;
+  /** The webhook worker's mapping and the executions it may be throttled on (infra/local/webhooks.ts). */
+  webhookMapping?: WebhookMapping;
 }
 
 export interface LocalStack extends StackInfo {
@@ -98,7 +100,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   resetTokenVerifier();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
-  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir });
+  const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir, mapping: options.webhookMapping });
   const invoiceReconciler = await startLocalInvoiceReconciler();
   const imports = await startLocalImports({ stateDir: inMemory ? undefined : runtimeDir });
   const previews = await startLocalPreviews({ stateDir: inMemory ? undefined : runtimeDir });

@@ -8,7 +8,7 @@ export const REGION = 'us-east-1';
 export const PARTITION = 'aws';
 
 type Json = any;
-export type Template = { Resources: Record<string, { Type: string; Properties?: Json; Metadata?: Json }> };
+export type Template = { Resources: Record<string, { Type: string; Properties?: Json; Metadata?: Json }>; Parameters?: Record<string, { Default?: unknown }> };
 
 /** The name a resource type gives itself when set (else CloudFormation makes one: the logical id here). */
 const NAME_PROPERTY: Record<string, string> = {
@@ -42,6 +42,9 @@ export class TemplateNames {
   ref(logicalId: string): string {
     const pseudo: Record<string, string> = { 'AWS::AccountId': ACCOUNT, 'AWS::Region': REGION, 'AWS::Partition': PARTITION, 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': 'DeliveryOps' };
     if (logicalId in pseudo) return pseudo[logicalId];
+    // A stack parameter (the OIDC issuer and audience): the value a deploy without overrides gives.
+    const parameter = this.template.Parameters?.[logicalId];
+    if (parameter && !this.template.Resources[logicalId]) return String(parameter.Default);
     const { Type } = this.resource(logicalId);
     const name = this.physicalName(logicalId);
     switch (Type) {

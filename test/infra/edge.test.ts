@@ -53,7 +53,7 @@ describe('only CloudFront reaches the API (origin secret)', () => {
     }
   });
 
-  it('rotates the secret every 30 days with the rotation function, which may change only this secret and this distribution', () => {
+  it('rotates the secret every 30 days with the rotation function, which may change only this secret and this distribution, and read its web ACL', () => {
     const secretId = logicalId(synth.stack.originSecret.secret);
     const rotation = synth.stack.originSecret.rotation.function;
     const [, schedule] = one('AWS::SecretsManager::RotationSchedule');
@@ -70,6 +70,10 @@ describe('only CloudFront reaches the API (origin secret)', () => {
     expect(cloudFront).toHaveLength(1);
     expect([cloudFront[0]!.Action].flat().sort()).toEqual(['cloudfront:GetDistributionConfig', 'cloudfront:UpdateDistribution']);
     expect(JSON.stringify(cloudFront[0]!.Resource)).toContain(`":distribution/",{"Ref":"${distributionId}"}`);
+    // The configuration it sends back names the web ACL, which CloudFront checks it may read.
+    const waf = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('wafv2:')));
+    expect(waf).toEqual([{ Action: 'wafv2:GetWebACL', Effect: 'Allow', Resource: distributionConfig().WebACLId }]);
+    expect(distributionConfig().WebACLId).toEqual({ 'Fn::GetAtt': [logicalId(synth.stack.edge.webAcl), 'Arn'] });
     for (const s of statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('secretsmanager:') && a !== 'secretsmanager:GetRandomPassword'))) {
       expect(s.Resource).toEqual({ Ref: secretId });
     }

@@ -40,8 +40,9 @@ describe('reserved concurrency (a new account often has a quota of 10)', () => {
     expect(reserved(plain)).toEqual({});
     const { webhookPipeline, imports, previews } = plain.stack;
     const maximum = (fnId: string) => plain.resources('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === fnId)![1].Properties.ScalingConfig.MaximumConcurrency;
-    expect(maximum(plain.idOf(webhookPipeline.worker.function))).toBe(20);
-    expect(maximum(plain.idOf(imports!.worker.function))).toBe(5);
+    // A new account's 10 executions assumed: 2 each (test/infra/queue-capacity.test.ts).
+    expect(maximum(plain.idOf(webhookPipeline.worker.function))).toBe(2);
+    expect(maximum(plain.idOf(imports!.worker.function))).toBe(2);
     expect(maximum(plain.idOf(previews!.worker.function))).toBe(2);
   });
 
@@ -161,9 +162,24 @@ describe('no placeholder issuer in the cloud', () => {
 
   it('synthesizes with no settings, and CloudFormation refuses that template before creating anything', () => {
     const env = plain.resources('AWS::Lambda::Function').find(([, r]) => r.Properties.Environment?.Variables?.OIDC_ISSUER)![1].Properties.Environment.Variables;
-    expect([env.OIDC_ISSUER, env.OIDC_AUDIENCE]).toEqual([PLACEHOLDER_OIDC_ISSUER, PLACEHOLDER_OIDC_AUDIENCE]);
+    const parameters = plain.template.Parameters!;
+    expect([parameters[env.OIDC_ISSUER.Ref].Default, parameters[env.OIDC_AUDIENCE.Ref].Default]).toEqual([PLACEHOLDER_OIDC_ISSUER, PLACEHOLDER_OIDC_AUDIENCE]);
     expect(refusals(plain)).toEqual([expect.stringContaining('oidcIssuer'), expect.stringContaining('oidcAudience')]);
     expect(refusals(synth({ oidcIssuer: configured.oidcIssuer }))).toEqual([expect.stringContaining('oidcAudience')]);
+  });
+
+  it('gives every API function the issuer and audience parameters the rule checks, not copies of their values', () => {
+    const good = synth(configured);
+    const checked = JSON.stringify(Object.entries(good.template.Rules!).filter(([name]) => name !== 'CheckBootstrapVersion'));
+    const fns = good.resources('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.OIDC_ISSUER);
+    expect(fns.length).toBeGreaterThan(1);
+    for (const [id, fn] of fns) {
+      const { OIDC_ISSUER: issuer, OIDC_AUDIENCE: audience } = fn.Properties.Environment.Variables;
+      expect([issuer, audience], id).toEqual([{ Ref: expect.stringMatching(/^OidcIssuer/) }, { Ref: expect.stringMatching(/^OidcAudience/) }]);
+      expect(checked, id).toContain(JSON.stringify(issuer));
+      expect(checked, id).toContain(JSON.stringify(audience));
+      expect(good.template.Parameters![issuer.Ref].Default).toBe(configured.oidcIssuer);
+    }
   });
 
   it('accepts real settings, and a later deploy that forgets them is refused again', () => {

@@ -22,12 +22,12 @@ const queueArn = () => ({ 'Fn::GetAtt': [logicalId(previews().queue), 'Arn'] });
 const mapping = () => synth.resources('AWS::Lambda::EventSourceMapping').find(([, m]) => JSON.stringify(m.Properties.EventSourceArn).includes(`"${logicalId(previews().queue)}"`))?.[1];
 
 describe('the preview queue', () => {
-  it('is encrypted, refuses plain HTTP, and dead-letters a preview after 3 receives into an encrypted queue kept 14 days', () => {
+  it('is encrypted, refuses plain HTTP, and dead-letters a preview after 5 receives into an encrypted queue kept 14 days', () => {
     const queue = resource(previews().queue).Properties;
     const dlq = resource(previews().deadLetterQueue).Properties;
     expect(queue.SqsManagedSseEnabled).toBe(true);
     expect(dlq).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
-    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(previews().deadLetterQueue), 'Arn'] }, maxReceiveCount: 3 });
+    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(previews().deadLetterQueue), 'Arn'] }, maxReceiveCount: 5 });
     for (const q of [previews().queue, previews().deadLetterQueue]) {
       const policies = synth.resources('AWS::SQS::QueuePolicy').filter(([, p]) => JSON.stringify(p.Properties.Queues).includes(`"${logicalId(q)}"`));
       expect(policies, q.node.path).toHaveLength(1);

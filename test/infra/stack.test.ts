@@ -247,7 +247,7 @@ describe('webhook transport', () => {
     expect(dlq.Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
     template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
-      VisibilityTimeout: 60,
+      VisibilityTimeout: 180,
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
     });
     for (const [, policy] of resources('AWS::SQS::QueuePolicy')) {

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { checkDelaySeconds, messageBody, type QueueMessage } from '../../../shared/ports/queue.ts';
 import type { Journal } from './journal.ts';
+import type { LocalExecutions } from './local-executions.ts';
 
 export type QueueConsumer = (event: SQSEvent) => Promise<void | SQSBatchResponse>;
 
@@ -23,8 +24,15 @@ export interface LocalQueueOptions<M = QueueMessage> {
   /** The queue's name in the records' eventSourceARN. @default webhook-attempts */
   name?: string;
   pollMs?: number;
-  /** Batches handed over at once, as the event source mapping's concurrency. */
+  /** Batches handed over at once, as the event source mapping's maximum concurrency. */
   maxConcurrency?: number;
+  /**
+   * The executions the consumer's function runs on (the account's, shared with its other
+   * functions). A batch that finds none free is throttled as Lambda throttles an SQS mapping:
+   * the invoke is retried, backing off, until the batch's visibility timeout runs out; then it
+   * shows again and its next receive counts. Without it, never throttled.
+   */
+  executions?: LocalExecutions;
   /** A consumer that throws; Lambda would log it. */
   onError?: (error: unknown) => void;
   /** Where messages outlive a crash of the process, as SQS keeps them; without it they live in memory. */
@@ -56,7 +64,8 @@ const stored = ({ lastRecord: _lastRecord, ...rest }: Stored): Omit<Stored, 'las
  * restart (once its delay or visibility timeout has passed).
  */
 export class LocalQueue<M = QueueMessage> {
-  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal' | 'group'>> & Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal' | 'group'>;
+  private readonly options: Required<Omit<LocalQueueOptions<M>, 'onDeadLetter' | 'journal' | 'group' | 'executions'>> &
+    Pick<LocalQueueOptions<M>, 'onDeadLetter' | 'journal' | 'group' | 'executions'>;
   private readonly messages = new Map<string, Stored>();
   private readonly dead: Stored[] = [];
   private readonly batches = new Set<Promise<void>>();
@@ -216,7 +225,35 @@ export class LocalQueue<M = QueueMessage> {
     };
   }
 
+  /**
+   * An execution for the batch: at once, or after throttled retries that back off (from the poll
+   * interval, doubling to a second) and end with the batch's visibility timeout, or when stopped.
+   */
+  private async execution(batch: Stored[]): Promise<(() => void) | undefined> {
+    const executions = this.options.executions;
+    if (!executions) return () => undefined;
+    const until = Math.min(...batch.map((m) => m.visibleAt));
+    for (let wait = this.options.pollMs; ; wait = Math.min(wait * 2, 1_000)) {
+      const release = executions.take();
+      if (release) return release;
+      const left = until - Date.now();
+      if (left <= 0 || !this.timer) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
+    }
+  }
+
   private async deliver(batch: Stored[]): Promise<void> {
+    const release = await this.execution(batch);
+    // Throttled until the visibility timeout ran out: the messages show again on their own.
+    if (!release) return;
+    try {
+      await this.invoke(batch);
+    } finally {
+      release();
+    }
+  }
+
+  private async invoke(batch: Stored[]): Promise<void> {
     const records = batch.map((m) => (m.lastRecord = this.record(m)));
     let failed: Set<string>;
     try {

@@ -17,6 +17,7 @@ import { SecretsManagerSecrets, setSecrets } from '../../../shared/ports/secrets
 const ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:origin-verify-AbCdEf';
 const DISTRIBUTION = 'E2EXAMPLE0ABC';
 const FIRST = 'first-origin-secret-value-0123456789abcdef';
+const WEB_ACL = 'arn:aws:wafv2:us-east-1:000000000000:global/webacl/delivery-ops/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
 let server: Server;
 let endpoint: string;
@@ -26,14 +27,18 @@ let etag: number;
 let failNextUpdate: boolean;
 const calls: string[] = [];
 
-const distributionConfig = (value: string) =>
+/** The distribution as the stack makes it: the origin header from the secret, and the web ACL. */
+const distributionConfig = (value: string | undefined) =>
   `<?xml version="1.0" encoding="UTF-8"?><DistributionConfig xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><CallerReference>ref-1</CallerReference>` +
   `<Origins><Quantity>1</Quantity><Items><Origin><Id>api</Id><DomainName>abc123.execute-api.us-east-1.amazonaws.com</DomainName>` +
-  `<CustomHeaders><Quantity>1</Quantity><Items><OriginCustomHeader><HeaderName>${ORIGIN_VERIFY_HEADER}</HeaderName><HeaderValue>${value}</HeaderValue></OriginCustomHeader></Items></CustomHeaders>` +
-  `</Origin></Items></Origins><Comment>delivery-ops API</Comment><Enabled>true</Enabled></DistributionConfig>`;
+  (value === undefined
+    ? ''
+    : `<CustomHeaders><Quantity>1</Quantity><Items><OriginCustomHeader><HeaderName>${ORIGIN_VERIFY_HEADER}</HeaderName><HeaderValue>${value}</HeaderValue></OriginCustomHeader></Items></CustomHeaders>`) +
+  `</Origin></Items></Origins><Comment>delivery-ops API</Comment><Enabled>true</Enabled><WebACLId>${WEB_ACL}</WebACLId></DistributionConfig>`;
 
 /** The value CloudFront's edges send once the distribution has deployed. */
 const headerValueAtEdge = () => /<HeaderValue>([^<]*)<\/HeaderValue>/.exec(distributionXml)![1];
+const webAclAtEdge = () => /<WebACLId>([^<]*)<\/WebACLId>/.exec(distributionXml)?.[1];
 
 const secretsManager = (target: string, body: any): { status: number; body: unknown } => {
   const notFound = { status: 400, body: { __type: 'ResourceNotFoundException', message: 'not found' } };
@@ -184,6 +189,7 @@ describe('rotation of the origin secret', () => {
     expect([...versions.get('v1')!.stages]).toEqual(['AWSPREVIOUS']);
     expect(await passes(fresh)).toBe(true);
     expect(await passes(FIRST)).toBe(true); // edges still on the old configuration
+    expect(webAclAtEdge()).toBe(WEB_ACL); // the configuration went back whole: WAF still in front
   });
 
   it('retires a value after the next rotation', async () => {
@@ -222,6 +228,46 @@ describe('rotation of the origin secret', () => {
     versions.set('stray', { value: 'x'.repeat(40), stages: new Set() });
     await expect(rotateOriginSecret({ SecretId: ARN, ClientRequestToken: 'stray', Step: 'createSecret' }, deps)).rejects.toThrow(/not AWSPENDING/);
     await expect(rotateOriginSecret({ SecretId: ARN, ClientRequestToken: 'missing', Step: 'createSecret' }, deps)).rejects.toThrow(/no stage/);
+  });
+});
+
+/**
+ * What Secrets Manager does when rotation is set up without rotating at once, as the stack's
+ * schedule is at deploy (RotateSecret's RotateImmediately false: "tests the rotation
+ * configuration by running the testSecret step ... The test creates an AWSPENDING version of the
+ * secret and then removes it"). Whether that version holds a copy of the value is not said: both.
+ */
+const setUpTest = async (pending: 'copy' | 'empty') => {
+  const current = [...versions.values()].find((v) => v.stages.has('AWSCURRENT'))!;
+  versions.set('set-up', { value: pending === 'copy' ? current.value : undefined, stages: new Set(['AWSPENDING']) });
+  try {
+    await rotateOriginSecret({ SecretId: ARN, ClientRequestToken: 'set-up', Step: 'testSecret' }, deps);
+  } finally {
+    versions.delete('set-up');
+  }
+};
+
+describe('the test Secrets Manager runs when the rotation schedule is created (testSecret alone)', () => {
+  for (const pending of ['copy', 'empty'] as const) {
+    it(`passes with a pending version that is ${pending === 'copy' ? 'a copy of the value' : 'empty'}, and changes nothing`, async () => {
+      const before = distributionXml;
+      await setUpTest(pending);
+      expect(distributionXml).toBe(before);
+      expect([...versions]).toEqual([['v1', { value: FIRST, stages: new Set(['AWSCURRENT']) }]]);
+      expect(calls).toContain(`GET /2020-05-31/distribution/${DISTRIBUTION}/config`);
+      expect(calls.filter((c) => c.startsWith('PUT') || c === 'PutSecretValue' || c === 'UpdateSecretVersionStage')).toEqual([]);
+      // The schedule's first real rotation then goes through.
+      await rotate('v2');
+      expect(headerValueAtEdge()).toBe(versions.get('v2')!.value);
+    });
+  }
+
+  it('fails the deploy there when the distribution lacks the origin header or the value is not header-safe', async () => {
+    distributionXml = distributionConfig(undefined);
+    await expect(setUpTest('empty')).rejects.toThrow(`no ${ORIGIN_VERIFY_HEADER} origin header`);
+    distributionXml = distributionConfig(FIRST);
+    versions.get('v1')!.value = 'short';
+    await expect(setUpTest('empty')).rejects.toThrow(/header-safe/);
   });
 });
 
