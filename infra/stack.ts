@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack } from 'aws-cdk-lib';
 import { IMPORT_WORKER_CONCURRENCY } from './constructs/record-imports.ts';
 import { PREVIEW_WORKER_CONCURRENCY, RoutePreviews } from './constructs/route-previews.ts';
 import { WEBHOOK_WORKER_CONCURRENCY } from './constructs/webhook-pipeline.ts';
@@ -13,6 +13,7 @@ import { BillingProviderAccess, type BillingProviderSettings } from './construct
 import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
+import { EdgeAclStack, EdgeLogsStack } from './edge-stacks.ts';
 import { InvoiceReconciler } from './constructs/invoice-reconciler.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
 import { OriginSecret } from './constructs/origin-secret.ts';
@@ -34,6 +35,8 @@ export const DEFAULT_TRACKING_CONCURRENCY = 50;
  * executions unreserved, and CloudFormation then fails the deploy.
  */
 export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
+/** The account's Lambda concurrency when nobody states it: what a new account often has. */
+export const DEFAULT_ACCOUNT_CONCURRENCY = 10;
 
 /** Every value may also come from the CDK context key of the same name (`-c oidcIssuer=...`). */
 export interface DeliveryOpsStackProps extends StackProps {
@@ -49,12 +52,14 @@ export interface DeliveryOpsStackProps extends StackProps {
    */
   trackingConcurrency?: number;
   /**
-   * The account's Lambda concurrency quota (Service Quotas, "Concurrent executions"). Only when it
-   * is stated and leaves UNRESERVED_CONCURRENCY_MINIMUM after the reservations (tracking, webhook
-   * worker, import worker, preview worker) are they made; otherwise none is, and the queues' maximum concurrency
-   * still bounds the workers. @default unknown: no reservations
+   * The account's Lambda concurrency in the stack's region (Service Quotas, "Concurrent
+   * executions", less what other functions of the account reserve); `npm run deploy` writes the
+   * real figure into deploy.settings.json. The reservations (tracking, webhook worker, import
+   * worker, preview worker) are made only when it leaves UNRESERVED_CONCURRENCY_MINIMUM after
+   * them; otherwise none is, and the queues' maximum concurrency still bounds the workers.
+   * @default 10 (DEFAULT_ACCOUNT_CONCURRENCY): no reservations
    */
-  lambdaConcurrencyQuota?: number;
+  accountConcurrency?: number;
   /**
    * DynamoDB deletion protection of the table. Off for the first deploy only, so that a failed
    * create can remove the table it made (docs/cloud-stack.md, First deploy). @default true
@@ -82,16 +87,23 @@ export class DeliveryOpsStack extends Stack {
   readonly imports?: RecordImports;
   readonly previews?: RoutePreviews;
   readonly alarms: Alarms;
-  /** Whether the functions' concurrency is reserved (see lambdaConcurrencyQuota). */
+  /** Whether the functions' concurrency is reserved (see accountConcurrency). */
   readonly concurrencyReserved: boolean;
+  /** The account's Lambda concurrency the stack was built for (props or context, default 10). */
+  readonly accountConcurrency: number;
+  /** us-east-1: the CloudFront web ACL, deployed before this stack. */
+  readonly edgeAcl: EdgeAclStack;
+  /** us-east-1: the distribution's access-log delivery, deployed after this stack. */
+  readonly edgeLogs: EdgeLogsStack;
 
+  /**
+   * The API's stack in the region of `props.env` (any), with its two us-east-1 companions made
+   * beside it in `scope` (`<id>Edge`, `<id>EdgeLogs`; infra/edge-stacks.ts): `cdk deploy --all`
+   * deploys the three in order. The region must be concrete: the references between them cross
+   * regions (an SSM parameter in the reader's region, written by the producer's stack).
+   */
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
-    super(scope, id, props);
-
-    // A CLOUDFRONT-scoped web ACL exists only in us-east-1; fail here rather than mid-deploy.
-    if (!Token.isUnresolved(this.region) && this.region !== 'us-east-1') {
-      throw new Error(`DeliveryOps holds a CLOUDFRONT web ACL and must be deployed to us-east-1, not ${this.region}`);
-    }
+    super(scope, id, { crossRegionReferences: true, ...props });
 
     const setting = (key: keyof DeliveryOpsStackProps): unknown => props[key] ?? this.node.tryGetContext(key);
     const oidcIssuer = String(setting('oidcIssuer') ?? PLACEHOLDER_OIDC_ISSUER);
@@ -102,22 +114,25 @@ export class DeliveryOpsStack extends Stack {
     if (!Number.isInteger(rateLimitPerIp) || rateLimitPerIp < 10) throw new Error('rateLimitPerIp must be an integer of at least 10 (the WAF minimum)');
     const trackingConcurrency = Number(setting('trackingConcurrency') ?? DEFAULT_TRACKING_CONCURRENCY);
     if (!Number.isInteger(trackingConcurrency) || trackingConcurrency < 1) throw new Error('trackingConcurrency must be a positive integer');
-    const alarmEmail = setting('alarmEmail') as string | undefined;
+    const alarmEmail = (setting('alarmEmail') as string | undefined) || undefined;
+    if (!alarmEmail) {
+      Annotations.of(this).addWarningV2('delivery-ops:no-alarm-email', 'No alarmEmail: the alarms go to a topic nobody is subscribed to (deploy.settings.json or -c alarmEmail=<address>).');
+    }
     const groups = props.groups ?? functionGroups;
-    const quotaSetting = setting('lambdaConcurrencyQuota');
-    const quota = quotaSetting === undefined ? undefined : Number(quotaSetting);
-    if (quota !== undefined && (!Number.isInteger(quota) || quota < 1)) throw new Error('lambdaConcurrencyQuota must be a positive integer (the account\'s concurrent executions quota)');
+    const quota = Number(setting('accountConcurrency') ?? DEFAULT_ACCOUNT_CONCURRENCY);
+    if (!Number.isInteger(quota) || quota < 1) throw new Error('accountConcurrency must be a positive integer (the account\'s Lambda concurrent executions)');
+    this.accountConcurrency = quota;
     const reservations =
       trackingConcurrency +
       WEBHOOK_WORKER_CONCURRENCY +
       (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0) +
       (groups.some((g) => g.name === 'routing') ? PREVIEW_WORKER_CONCURRENCY : 0);
-    this.concurrencyReserved = quota !== undefined && quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
+    this.concurrencyReserved = quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
     if (!this.concurrencyReserved) {
       Annotations.of(this).addWarningV2(
         'delivery-ops:concurrency-unreserved',
         `No reserved concurrency: the reservations (${reservations}) need a Lambda concurrency quota of at least ${reservations + UNRESERVED_CONCURRENCY_MINIMUM}` +
-          ` stated with -c lambdaConcurrencyQuota=<n> (${quota === undefined ? 'not stated' : `stated: ${quota}`}). The queues' maximum concurrency still bounds the workers.`,
+          ` (accountConcurrency, ${quota}; npm run deploy writes the real one). The queues' maximum concurrency still bounds the workers.`,
       );
     }
 
@@ -142,7 +157,15 @@ export class DeliveryOpsStack extends Stack {
     // Only requests through CloudFront (and so through WAF) carry the origin secret.
     this.originSecret = new OriginSecret(this, 'OriginSecret', { serviceName: 'delivery-ops' });
     for (const fn of this.functions.byGroup.values()) this.originSecret.grantCheck(fn.function);
-    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp, originSecret: this.originSecret.secret });
+    const account = props.env?.account;
+    this.edgeAcl = new EdgeAclStack(scope, `${id}Edge`, { account, rateLimitPerIp, description: 'delivery-ops: the CloudFront web ACL (us-east-1 only)' });
+    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, webAclArn: this.edgeAcl.acl.webAcl.attrArn, originSecret: this.originSecret.secret });
+    this.edgeLogs = new EdgeLogsStack(scope, `${id}EdgeLogs`, {
+      account,
+      distribution: this.edge.distribution,
+      bucket: this.edge.logBucket,
+      description: 'delivery-ops: CloudFront access-log delivery (us-east-1 only)',
+    });
     this.originSecret.rotateOn(this.edge.distribution);
     new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
