@@ -1,6 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { readDeploySettings } from './deploy-settings.ts';
+import { readDeploySettings } from './deploy/settings.ts';
 import { DEFAULT_ACCOUNT_CONCURRENCY, DeliveryOpsStack } from './stack.ts';
 
 // deploy.settings.json is the context's base; the CLI's context (-c, cdk.json) wins over it.

@@ -38,6 +38,16 @@ export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
 /** The account's Lambda concurrency when nobody states it: what a new account often has. */
 export const DEFAULT_ACCOUNT_CONCURRENCY = 10;
 
+/** The concurrency the stack reserves when the account's allows it (tracking and the three queue workers). */
+export const concurrencyReservations = (trackingConcurrency = DEFAULT_TRACKING_CONCURRENCY, groups: readonly FunctionGroup[] = functionGroups): number =>
+  trackingConcurrency +
+  WEBHOOK_WORKER_CONCURRENCY +
+  (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0) +
+  (groups.some((g) => g.name === 'routing') ? PREVIEW_WORKER_CONCURRENCY : 0);
+
+/** Lambda refuses a reservation that leaves fewer than UNRESERVED_CONCURRENCY_MINIMUM unreserved. */
+export const reservationsFit = (accountConcurrency: number, reservations: number): boolean => accountConcurrency - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
+
 /** Every value may also come from the CDK context key of the same name (`-c oidcIssuer=...`). */
 export interface DeliveryOpsStackProps extends StackProps {
   oidcIssuer?: string;
@@ -122,12 +132,8 @@ export class DeliveryOpsStack extends Stack {
     const quota = Number(setting('accountConcurrency') ?? DEFAULT_ACCOUNT_CONCURRENCY);
     if (!Number.isInteger(quota) || quota < 1) throw new Error('accountConcurrency must be a positive integer (the account\'s Lambda concurrent executions)');
     this.accountConcurrency = quota;
-    const reservations =
-      trackingConcurrency +
-      WEBHOOK_WORKER_CONCURRENCY +
-      (groups.some((g) => g.name === 'integrations') ? IMPORT_WORKER_CONCURRENCY : 0) +
-      (groups.some((g) => g.name === 'routing') ? PREVIEW_WORKER_CONCURRENCY : 0);
-    this.concurrencyReserved = quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
+    const reservations = concurrencyReservations(trackingConcurrency, groups);
+    this.concurrencyReserved = reservationsFit(quota, reservations);
     if (!this.concurrencyReserved) {
       Annotations.of(this).addWarningV2(
         'delivery-ops:concurrency-unreserved',

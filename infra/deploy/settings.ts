@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
  * The deployment's durable settings, committed at the root: infra/app.ts reads them as CDK context
  * (a `-c key=value` still wins), `npm run deploy` writes them, so each deploy repeats the last.
  * Keys are the stack's context keys (docs/cloud-stack.md, Context keys), plus `region`.
+ * DELIVERY_OPS_DEPLOY_SETTINGS names another file (the tests' own).
  */
-export const DEPLOY_SETTINGS_FILE = fileURLToPath(new URL('../deploy.settings.json', import.meta.url));
+export const DEPLOY_SETTINGS_FILE = process.env.DELIVERY_OPS_DEPLOY_SETTINGS ?? fileURLToPath(new URL('../../deploy.settings.json', import.meta.url));
 
 export type DeploySettings = Record<string, string | number | boolean>;
 
