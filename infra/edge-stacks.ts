@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CrossStackReferences, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
@@ -34,6 +34,7 @@ export class EdgeLogsStack extends Stack {
 
   constructor(scope: Construct, id: string, { account, distribution, bucket, ...props }: EdgeStackProps & { distribution: Distribution; bucket: Bucket }) {
     super(scope, id, { ...props, env: { account, region: EDGE_REGION }, crossRegionReferences: true });
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
     this.accessLogs = new AccessLogDelivery(this, 'AccessLogs', { distribution, bucket });
   }
 }

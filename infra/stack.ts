@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CrossStackReferences, ReferenceStrength, Stack } from 'aws-cdk-lib';
 import { IMPORT_WORKER_CONCURRENCY } from './constructs/record-imports.ts';
 import { PREVIEW_WORKER_CONCURRENCY, RoutePreviews } from './constructs/route-previews.ts';
 import { WEBHOOK_WORKER_CONCURRENCY } from './constructs/webhook-pipeline.ts';
@@ -114,6 +114,8 @@ export class DeliveryOpsStack extends Stack {
    */
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
     super(scope, id, { crossRegionReferences: true, ...props });
+    // Strong, CDK's default said aloud: a referenced value (the ACL's ARN) cannot vanish under a reader.
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
 
     const setting = (key: keyof DeliveryOpsStackProps): unknown => props[key] ?? this.node.tryGetContext(key);
     const oidcIssuer = String(setting('oidcIssuer') ?? PLACEHOLDER_OIDC_ISSUER);
