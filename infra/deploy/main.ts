@@ -53,6 +53,7 @@ const plan = planDeploy({ args, settings, account, region, accountSettings, stac
 if (plan.refusals.length > 0) fail(`Not deploying:\n${plan.refusals.map((r) => `- ${r}`).join('\n')}`);
 if (!('settings' in plan)) fail('no plan');
 
+for (const note of plan.notes) console.log(`Note: ${note}`);
 for (const step of plan.steps) console.log(`# ${step.why}\n${step.command.join(' ')}`);
 if (args.dryRun) {
   console.log(`\n# dry run: deploy.settings.json would be\n${JSON.stringify(plan.settings, null, 2)}`);
