@@ -32,8 +32,12 @@ type Synth = ReturnType<typeof synth>;
 
 const regions = ['sa-east-1', 'us-east-1'] as const;
 const synths = new Map<string, Synth>();
-beforeAll(() => {
-  for (const region of regions) synths.set(region, synth(region));
+beforeAll(async () => {
+  for (const region of regions) {
+    synths.set(region, synth(region));
+    // Each synth is seconds of CPU: let the worker answer vitest between them.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }, 180_000);
 
 describe.each(regions)('the API in %s', (region) => {
