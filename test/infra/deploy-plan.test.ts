@@ -46,7 +46,7 @@ describe('the first deploy', () => {
     expect(settingsOf(shared).accountConcurrency).toBe(700);
   });
 
-  it('refuses the placeholder issuer, a missing audience and a missing alarm e-mail, before touching AWS', () => {
+  it('refuses the placeholder issuer, a missing audience and a missing alarm e-mail, and runs nothing', () => {
     const p = plan(['--first', '--issuer', PLACEHOLDER_OIDC_ISSUER]);
     expect(p.refusals).toEqual([expect.stringMatching(/^No issuer/), expect.stringMatching(/^No audience/), expect.stringMatching(/^No alarm e-mail/)]);
     expect(commands(p)).toEqual([]);
