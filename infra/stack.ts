@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CrossStackReferences, ReferenceStrength, Stack, Token } from 'aws-cdk-lib';
 import { RoutePreviews } from './constructs/route-previews.ts';
 import { DEFAULT_ACCOUNT_CONCURRENCY, workerConcurrency } from './constructs/queue-capacity.ts';
 import { OidcParameters } from './constructs/oidc-parameters.ts';
@@ -12,6 +12,7 @@ import { BillingProviderAccess, type BillingProviderSettings } from './construct
 import { ApiFunctions } from './constructs/api-functions.ts';
 import { DataTable } from './constructs/data-table.ts';
 import { Edge } from './constructs/edge.ts';
+import { EdgeAclStack, EdgeLogsStack } from './edge-stacks.ts';
 import { InvoiceReconciler } from './constructs/invoice-reconciler.ts';
 import { ServiceHttpApi } from './constructs/http-api.ts';
 import { OriginSecret } from './constructs/origin-secret.ts';
@@ -33,6 +34,25 @@ export const DEFAULT_TRACKING_CONCURRENCY = 50;
  * executions unreserved, and CloudFormation then fails the deploy.
  */
 export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
+export { DEFAULT_ACCOUNT_CONCURRENCY };
+
+/** The concurrency the stack reserves when the account's allows it (tracking and the three queue workers). */
+export const concurrencyReservations = (
+  trackingConcurrency = DEFAULT_TRACKING_CONCURRENCY,
+  groups: readonly FunctionGroup[] = functionGroups,
+  accountConcurrency = DEFAULT_ACCOUNT_CONCURRENCY,
+): number => {
+  const workers = workerConcurrency(accountConcurrency);
+  return (
+    trackingConcurrency +
+    workers.webhooks +
+    (groups.some((g) => g.name === 'integrations') ? workers.imports : 0) +
+    (groups.some((g) => g.name === 'routing') ? workers.previews : 0)
+  );
+};
+
+/** Lambda refuses a reservation that leaves fewer than UNRESERVED_CONCURRENCY_MINIMUM unreserved. */
+export const reservationsFit = (accountConcurrency: number, reservations: number): boolean => accountConcurrency - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
 
 /** Every value may also come from the CDK context key of the same name (`-c oidcIssuer=...`). */
 export interface DeliveryOpsStackProps extends StackProps {
@@ -48,16 +68,12 @@ export interface DeliveryOpsStackProps extends StackProps {
    */
   trackingConcurrency?: number;
   /**
-   * The account's Lambda concurrency quota (Service Quotas, "Concurrent executions"). Only when it
-   * is stated and leaves UNRESERVED_CONCURRENCY_MINIMUM after the reservations (tracking, webhook
-   * worker, import worker, preview worker) are they made; otherwise none is, and the queues' maximum concurrency
-   * still bounds the workers. @default unknown: no reservations
-   */
-  lambdaConcurrencyQuota?: number;
-  /**
-   * The account's concurrent executions, from which each queue's maximum concurrency is derived
-   * (infra/constructs/queue-capacity.ts); with lambdaConcurrencyQuota also stated, the smaller of
-   * the two. @default lambdaConcurrencyQuota when stated, else 10 (a new account's)
+   * The account's Lambda concurrency in the stack's region (Service Quotas, "Concurrent
+   * executions", less what other functions of the account reserve); `npm run deploy` writes the
+   * real figure into deploy.settings.json. The reservations (tracking, webhook worker, import
+   * worker, preview worker) are made only when it leaves UNRESERVED_CONCURRENCY_MINIMUM after
+   * them; otherwise none is, and the queues' maximum concurrency still bounds the workers.
+   * @default 10 (DEFAULT_ACCOUNT_CONCURRENCY): no reservations
    */
   accountConcurrency?: number;
   /**
@@ -87,16 +103,25 @@ export class DeliveryOpsStack extends Stack {
   readonly imports?: RecordImports;
   readonly previews?: RoutePreviews;
   readonly alarms: Alarms;
-  /** Whether the functions' concurrency is reserved (see lambdaConcurrencyQuota). */
+  /** Whether the functions' concurrency is reserved (see accountConcurrency). */
   readonly concurrencyReserved: boolean;
+  /** The account's Lambda concurrency the stack was built for (props or context, default 10). */
+  readonly accountConcurrency: number;
+  /** us-east-1: the CloudFront web ACL, deployed before this stack. */
+  readonly edgeAcl: EdgeAclStack;
+  /** us-east-1: the distribution's access-log delivery, deployed after this stack. */
+  readonly edgeLogs: EdgeLogsStack;
 
+  /**
+   * The API's stack in the region of `props.env` (any), with its two us-east-1 companions made
+   * beside it in `scope` (`<id>Edge`, `<id>EdgeLogs`; infra/edge-stacks.ts): `cdk deploy --all`
+   * deploys the three in order. The region must be concrete: the references between them cross
+   * regions (an SSM parameter in the reader's region, written by the producer's stack).
+   */
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
-    super(scope, id, props);
-
-    // A CLOUDFRONT-scoped web ACL exists only in us-east-1; fail here rather than mid-deploy.
-    if (!Token.isUnresolved(this.region) && this.region !== 'us-east-1') {
-      throw new Error(`DeliveryOps holds a CLOUDFRONT web ACL and must be deployed to us-east-1, not ${this.region}`);
-    }
+    super(scope, id, { crossRegionReferences: true, ...props });
+    // Strong, CDK's default said aloud: a referenced value (the ACL's ARN) cannot vanish under a reader.
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
 
     const setting = (key: keyof DeliveryOpsStackProps): unknown => props[key] ?? this.node.tryGetContext(key);
     const oidcIssuer = String(setting('oidcIssuer') ?? PLACEHOLDER_OIDC_ISSUER);
@@ -107,24 +132,22 @@ export class DeliveryOpsStack extends Stack {
     if (!Number.isInteger(rateLimitPerIp) || rateLimitPerIp < 10) throw new Error('rateLimitPerIp must be an integer of at least 10 (the WAF minimum)');
     const trackingConcurrency = Number(setting('trackingConcurrency') ?? DEFAULT_TRACKING_CONCURRENCY);
     if (!Number.isInteger(trackingConcurrency) || trackingConcurrency < 1) throw new Error('trackingConcurrency must be a positive integer');
-    const alarmEmail = setting('alarmEmail') as string | undefined;
+    const alarmEmail = (setting('alarmEmail') as string | undefined) || undefined;
+    if (!alarmEmail) {
+      Annotations.of(this).addWarningV2('delivery-ops:no-alarm-email', 'No alarmEmail: the alarms go to a topic nobody is subscribed to (deploy.settings.json or -c alarmEmail=<address>).');
+    }
     const groups = props.groups ?? functionGroups;
-    const quotaSetting = setting('lambdaConcurrencyQuota');
-    const quota = quotaSetting === undefined ? undefined : Number(quotaSetting);
-    if (quota !== undefined && (!Number.isInteger(quota) || quota < 1)) throw new Error('lambdaConcurrencyQuota must be a positive integer (the account\'s concurrent executions quota)');
-    const account = [setting('accountConcurrency'), quota].filter((v) => v !== undefined).map(Number);
-    const workers = workerConcurrency(account.length > 0 ? Math.min(...account) : DEFAULT_ACCOUNT_CONCURRENCY);
-    const reservations =
-      trackingConcurrency +
-      workers.webhooks +
-      (groups.some((g) => g.name === 'integrations') ? workers.imports : 0) +
-      (groups.some((g) => g.name === 'routing') ? workers.previews : 0);
-    this.concurrencyReserved = quota !== undefined && quota - reservations >= UNRESERVED_CONCURRENCY_MINIMUM;
+    const quota = Number(setting('accountConcurrency') ?? DEFAULT_ACCOUNT_CONCURRENCY);
+    if (!Number.isInteger(quota) || quota < 1) throw new Error('accountConcurrency must be a positive integer (the account\'s Lambda concurrent executions)');
+    this.accountConcurrency = quota;
+    const workers = workerConcurrency(quota);
+    const reservations = concurrencyReservations(trackingConcurrency, groups, quota);
+    this.concurrencyReserved = reservationsFit(quota, reservations);
     if (!this.concurrencyReserved) {
       Annotations.of(this).addWarningV2(
         'delivery-ops:concurrency-unreserved',
         `No reserved concurrency: the reservations (${reservations}) need a Lambda concurrency quota of at least ${reservations + UNRESERVED_CONCURRENCY_MINIMUM}` +
-          ` stated with -c lambdaConcurrencyQuota=<n> (${quota === undefined ? 'not stated' : `stated: ${quota}`}). The queues' maximum concurrency still bounds the workers.`,
+          ` (accountConcurrency, ${quota}; npm run deploy writes the real one). The queues' maximum concurrency still bounds the workers.`,
       );
     }
 
@@ -149,8 +172,16 @@ export class DeliveryOpsStack extends Stack {
     // Only requests through CloudFront (and so through WAF) carry the origin secret.
     this.originSecret = new OriginSecret(this, 'OriginSecret', { serviceName: 'delivery-ops' });
     for (const fn of this.functions.byGroup.values()) this.originSecret.grantCheck(fn.function);
-    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, rateLimitPerIp, originSecret: this.originSecret.secret });
-    this.originSecret.rotateOn(this.edge.distribution, this.edge.webAcl.attrArn);
+    const account = props.env?.account;
+    this.edgeAcl = new EdgeAclStack(scope, `${id}Edge`, { account, rateLimitPerIp, description: 'delivery-ops: the CloudFront web ACL (us-east-1 only)' });
+    this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, webAclArn: this.edgeAcl.acl.webAcl.attrArn, originSecret: this.originSecret.secret });
+    this.edgeLogs = new EdgeLogsStack(scope, `${id}EdgeLogs`, {
+      account,
+      distribution: this.edge.distribution,
+      bucket: this.edge.logBucket,
+      description: 'delivery-ops: CloudFront access-log delivery (us-east-1 only)',
+    });
+    this.originSecret.rotateOn(this.edge.distribution, this.edgeAcl.acl.webAcl.attrArn);
     new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');
     this.webhookPipeline = new WebhookPipeline(this, 'WebhookPipeline', {

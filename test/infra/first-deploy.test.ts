@@ -20,8 +20,11 @@ const synth = (context: Record<string, unknown> = {}) => {
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource>; Parameters?: Json; Rules?: Json };
   const resources = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+  // The two us-east-1 stacks beside it: the web ACL's and the access-log delivery's.
+  const edge = [stack.edgeAcl, stack.edgeLogs].map((s) => Template.fromStack(s).toJSON() as { Resources: Record<string, Resource> });
+  const edgeResources = (type: string) => edge.flatMap((t) => Object.entries(t.Resources).filter(([, r]) => r.Type === type));
   const idOf = (construct: { node: { defaultChild?: unknown } }) => stack.resolve(stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string;
-  return { stack, template, resources, idOf };
+  return { stack, template, resources, edge, edgeResources, idOf };
 };
 type Synth = ReturnType<typeof synth>;
 
@@ -48,7 +51,7 @@ describe('reserved concurrency (a new account often has a quota of 10)', () => {
 
   it('reserves 50, 20, 5 and 2 when the stated quota leaves Lambda its 100 unreserved', () => {
     expect(needed).toBe(177);
-    const s = synth({ lambdaConcurrencyQuota: String(needed) });
+    const s = synth({ accountConcurrency: String(needed) });
     expect(reserved(s)).toEqual({
       [s.idOf(s.stack.functions.functionFor('tracking'))]: DEFAULT_TRACKING_CONCURRENCY,
       [s.idOf(s.stack.webhookPipeline.worker.function)]: 20,
@@ -58,10 +61,10 @@ describe('reserved concurrency (a new account often has a quota of 10)', () => {
   });
 
   it('reserves nothing when the stated quota is too small for the reservations, and says so', () => {
-    const s = synth({ lambdaConcurrencyQuota: String(needed - 1) });
+    const s = synth({ accountConcurrency: String(needed - 1) });
     expect(reserved(s)).toEqual({});
     expect(s.stack.concurrencyReserved).toBe(false);
-    for (const value of ['0', 'ten', '2.5']) expect(() => synth({ lambdaConcurrencyQuota: value }), value).toThrow(/lambdaConcurrencyQuota/);
+    for (const value of ['0', 'ten', '2.5']) expect(() => synth({ accountConcurrency: value }), value).toThrow(/accountConcurrency/);
   });
 });
 
@@ -194,7 +197,7 @@ describe('no placeholder issuer in the cloud', () => {
 });
 
 describe('WAF refusals', () => {
-  const webAcl = () => plain.resources('AWS::WAFv2::WebACL')[0]![1].Properties;
+  const webAcl = () => plain.edgeResources('AWS::WAFv2::WebACL')[0]![1].Properties;
 
   it('only counts the common rules that would refuse legitimate callers, each with a reason', () => {
     const group = webAcl().Rules.find((r: Json) => r.Statement.ManagedRuleGroupStatement?.Name === 'AWSManagedRulesCommonRuleSet');
@@ -251,7 +254,7 @@ describe('changes that break a later deploy', () => {
 
   it('gives no resource a fixed name that a replacement would collide with', () => {
     // Name properties a template may set, and those whose value is known to change with every replacement.
-    const named = Object.entries(plain.template.Resources).flatMap(([id, r]) =>
+    const named = [plain.template, ...plain.edge].flatMap((t) => Object.entries(t.Resources)).flatMap(([, r]) =>
       ['TableName', 'QueueName', 'TopicName', 'RoleName', 'FunctionName', 'BucketName', 'LogGroupName', 'Name', 'AlarmName', 'KeyAlias', 'ScheduleGroupName', 'SecretName']
         .filter((p) => typeof r.Properties?.[p] === 'string' && !['AWS::Lambda::Permission', 'AWS::Lambda::EventSourceMapping', 'AWS::Lambda::EventInvokeConfig'].includes(r.Type))
         .map((p) => `${r.Type}.${p}`),

@@ -12,5 +12,8 @@ const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
 const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
 const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
 const template = Template.fromStack(stack).toJSON();
-const nagReport = nag.validateScope(stack);
-process.stdout.write(JSON.stringify({ template, nagReport }));
+// The two us-east-1 stacks made beside it (the web ACL, the access-log delivery), and one nag report for the three.
+const edgeTemplates = [stack.edgeAcl, stack.edgeLogs].map((s) => Template.fromStack(s).toJSON());
+const reports = [stack, stack.edgeAcl, stack.edgeLogs].map((s) => nag.validateScope(s));
+const nagReport = { ...reports[0]!, success: reports.every((r) => r.success), violations: reports.flatMap((r) => r.violations) };
+process.stdout.write(JSON.stringify({ template, edgeTemplates, nagReport }));

@@ -28,6 +28,8 @@ export interface Synthesized {
   nagReport: PolicyValidationPluginReport;
   /** Resources of one CloudFormation type, as [logical id, resource]. */
   resources(type: string): [string, Resource][];
+  /** The same in the two us-east-1 stacks beside it (stack.edgeAcl: the web ACL; stack.edgeLogs: the access-log delivery). */
+  edgeResources(type: string): [string, Resource][];
   /** A construct's logical id in the template (its default child's, for an L2). */
   logicalId(construct: IConstruct): string;
   /** Every statement of the policies attached to the role with this logical id. */
@@ -46,15 +48,18 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
   const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   const template = Template.fromStack(stack);
-  const nagReport = nag.validateScope(stack);
+  const reports = [stack, stack.edgeAcl, stack.edgeLogs].map((s) => nag.validateScope(s));
+  const nagReport = { ...reports[0]!, success: reports.every((r) => r.success), violations: reports.flatMap((r) => r.violations) };
   const all = template.toJSON().Resources as Record<string, Resource>;
   const resources = (type: string): [string, Resource][] => Object.entries(all).filter(([, r]) => r.Type === type);
+  const edgeTemplates = [stack.edgeAcl, stack.edgeLogs].map((s) => Template.fromStack(s).toJSON());
   return {
     outdir,
     stack,
     template,
     nagReport,
     resources,
+    edgeResources: edgeResourcesOf(edgeTemplates),
     logicalId: (construct) => stack.resolve(stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string,
     statementsOf: (roleId) =>
       resources('AWS::IAM::Policy')
@@ -63,6 +68,11 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
     dispose: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }
+
+const edgeResourcesOf =
+  (templates: Record<string, any>[]) =>
+  (type: string): [string, Resource][] =>
+    templates.flatMap((t) => Object.entries(t.Resources as Record<string, Resource>).filter(([, r]) => r.Type === type));
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const main = fileURLToPath(new URL('./synth-main.ts', import.meta.url));
@@ -114,7 +124,9 @@ const once = async (name: string, make: (path: string) => Promise<void>): Promis
 };
 
 /** The template and nag report of one context, synthesized once per run by whichever file asks first. */
-const templateAndReport = async (context: Record<string, string>): Promise<{ template: Record<string, any>; nagReport: PolicyValidationPluginReport }> => {
+const templateAndReport = async (
+  context: Record<string, string>,
+): Promise<{ template: Record<string, any>; edgeTemplates: Record<string, any>[]; nagReport: PolicyValidationPluginReport }> => {
   const key = createHash('sha256').update(JSON.stringify(Object.entries(context).sort())).digest('hex').slice(0, 16);
   const path = await once(`template-${key}.json`, async (file) => {
     // A child process: a synth is long CPU work that would block this worker's messages to vitest.
@@ -130,7 +142,9 @@ const templateAndReport = async (context: Record<string, string>): Promise<{ tem
  */
 export const sharedAssembly = (): Promise<string> =>
   once('assembly', async (outdir) => {
-    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/app.ts'], { cwd: root, env: { ...process.env, CDK_OUTDIR: outdir }, maxBuffer: 64 * 1024 * 1024 });
+    // In us-east-1 whatever deploy.settings.json names: the tests' names of ARNs assume it.
+    const env = { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ region: 'us-east-1' }) };
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/app.ts'], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
   });
 
 /**
@@ -142,7 +156,7 @@ export const sharedAssembly = (): Promise<string> =>
 export async function sharedSynth(context: Record<string, string> = {}): Promise<Synthesized> {
   const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
-  const { template: json, nagReport } = await templateAndReport(context);
+  const { template: json, edgeTemplates, nagReport } = await templateAndReport(context);
   const template = Template.fromJSON(json);
   const all = json.Resources as Record<string, Resource>;
   const resources = (type: string): [string, Resource][] => Object.entries(all).filter(([, r]) => r.Type === type);
@@ -152,6 +166,7 @@ export async function sharedSynth(context: Record<string, string> = {}): Promise
     template,
     nagReport,
     resources,
+    edgeResources: edgeResourcesOf(edgeTemplates),
     logicalId: (construct) => stack.resolve(stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string,
     statementsOf: (roleId) =>
       resources('AWS::IAM::Policy')

@@ -37,7 +37,7 @@ describe('tracking projection', () => {
 
 describe('rate limits at the edge', () => {
   it('answers a recipient’s page with an HTML 429 and every other path with problem+json, each with Retry-After', () => {
-    const [[, acl]] = synth.resources('AWS::WAFv2::WebACL');
+    const [[, acl]] = synth.edgeResources('AWS::WAFv2::WebACL');
     const rules = acl.Properties.Rules as { Name: string; Statement: any; Action: any }[];
     const page = rules.find((r) => r.Name === 'RatePerClientIpTrackingPage')!;
     const api = rules.find((r) => r.Name === 'RatePerClientIp')!;

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { STACKS, parseDeployArgs, planDeploy, resolveRegion, type DeployFacts } from '../../infra/deploy/plan.ts';
+import type { DeploySettings } from '../../infra/deploy/settings.ts';
+import { PLACEHOLDER_OIDC_ISSUER } from '../../infra/stack.ts';
+
+/**
+ * `npm run deploy` decided offline: the account's `aws lambda get-account-settings`, the stacks'
+ * states and deploy.settings.json in, the settings to keep and the commands (or refusals) out.
+ */
+const newAccount = { AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 } };
+const raised = { AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 } };
+const firstFlags = ['--first', '--region', 'sa-east-1', '--issuer', 'https://login.example.cl/', '--audience', 'delivery-ops', '--alarm-email', 'ops@example.cl'];
+
+const plan = (argv: string[], facts: Partial<DeployFacts> = {}) =>
+  planDeploy({ args: parseDeployArgs(argv), account: '123456789012', region: 'sa-east-1', accountSettings: newAccount, stackStatus: {}, ...facts });
+const commands = (p: ReturnType<typeof plan>) => ('steps' in p ? p.steps.map((s) => s.command.join(' ')) : []);
+const settingsOf = (p: ReturnType<typeof plan>): DeploySettings => {
+  expect(p.refusals).toEqual([]);
+  return (p as { settings: DeploySettings }).settings;
+};
+
+describe('the first deploy', () => {
+  it('bootstraps both regions, creates with the table unprotected, then protects it', () => {
+    const p = plan(firstFlags);
+    expect(commands(p)).toEqual([
+      'npx cdk bootstrap aws://123456789012/sa-east-1 aws://123456789012/us-east-1',
+      'npx cdk deploy --all -c tableDeletionProtection=false',
+      'npx cdk deploy --all --outputs-file cdk.out/deploy-outputs.json',
+    ]);
+    expect(settingsOf(p)).toEqual({ region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'delivery-ops', alarmEmail: 'ops@example.cl', accountConcurrency: 10 });
+  });
+
+  it('bootstraps one environment when the API is in us-east-1 too', () => {
+    expect(commands(plan(firstFlags, { region: 'us-east-1' }))[0]).toBe('npx cdk bootstrap aws://123456789012/us-east-1');
+  });
+
+  it('writes the real quota, less what other functions reserve, and says when reservations must wait', () => {
+    const small = plan(firstFlags);
+    expect(settingsOf(small).accountConcurrency).toBe(10);
+    expect('notes' in small && small.notes.join('\n')).toMatch(/below the 177 the reservations need, so none is made/);
+    const granted = plan(firstFlags, { accountSettings: raised });
+    expect(settingsOf(granted).accountConcurrency).toBe(1000);
+    expect('notes' in granted && granted.notes.join('\n')).not.toMatch(/reservations need/);
+    // 300 of the 1000 held by another application's functions: the stack may count on 700.
+    const shared = plan(firstFlags, { accountSettings: { AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 700 } } });
+    expect(settingsOf(shared).accountConcurrency).toBe(700);
+  });
+
+  it('refuses the placeholder issuer, a missing audience and a missing alarm e-mail, and runs nothing', () => {
+    const p = plan(['--first', '--issuer', PLACEHOLDER_OIDC_ISSUER]);
+    expect(p.refusals).toEqual([expect.stringMatching(/^No issuer/), expect.stringMatching(/^No audience/), expect.stringMatching(/^No alarm e-mail/)]);
+    expect(commands(p)).toEqual([]);
+    expect(plan(['--first', '--issuer', 'http://login.example.cl/', '--audience', 'a', '--alarm-email', 'ops@example.cl']).refusals).toEqual([expect.stringMatching(/https URL/)]);
+    expect(plan(['--first', '--issuer', 'https://login.example.cl/', '--audience', 'a', '--alarm-email', 'ops']).refusals).toEqual([expect.stringMatching(/not an address/)]);
+  });
+
+  it('deploys without an alarm e-mail only when told to, and keeps that choice', () => {
+    const p = plan(['--first', '--issuer', 'https://login.example.cl/', '--audience', 'delivery-ops', '--no-alarm-email']);
+    expect(settingsOf(p)).toMatchObject({ noAlarmEmail: true });
+    expect(settingsOf(p).alarmEmail).toBeUndefined();
+    expect('notes' in p && p.notes.join('\n')).toMatch(/alarms reach nobody/);
+  });
+
+  it('deletes what a failed create left, then creates again', () => {
+    const p = plan(firstFlags, { stackStatus: { [STACKS.app]: 'ROLLBACK_COMPLETE', [STACKS.acl]: 'CREATE_COMPLETE' } });
+    expect(commands(p).slice(0, 3)).toEqual([
+      'aws cloudformation delete-stack --stack-name DeliveryOps --region sa-east-1',
+      'aws cloudformation wait stack-delete-complete --stack-name DeliveryOps --region sa-east-1',
+      'npx cdk bootstrap aws://123456789012/sa-east-1 aws://123456789012/us-east-1',
+    ]);
+  });
+
+  it('refuses a region where the stack is already deployed, and a stack stuck in ROLLBACK_FAILED', () => {
+    expect(plan(firstFlags, { stackStatus: { [STACKS.app]: 'UPDATE_COMPLETE' } }).refusals).toEqual([expect.stringMatching(/already deployed in sa-east-1.*npm run deploy/)]);
+    const stuck = plan(firstFlags, { stackStatus: { [STACKS.app]: 'ROLLBACK_FAILED' } });
+    expect(stuck.refusals).toEqual([expect.stringContaining('aws cloudformation delete-stack --stack-name DeliveryOps --region sa-east-1')]);
+  });
+
+  it('refuses to take tableDeletionProtection as a setting', () => {
+    expect(plan([...firstFlags, '-c', 'tableDeletionProtection=false']).refusals).toEqual([expect.stringMatching(/^tableDeletionProtection is not a setting/)]);
+  });
+});
+
+describe('a later deploy', () => {
+  const kept: DeploySettings = { region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'delivery-ops', alarmEmail: 'ops@example.cl', accountConcurrency: 10, rateLimitPerIp: 300 };
+  const deployed = { [STACKS.app]: 'CREATE_COMPLETE' };
+
+  it('repeats every kept setting with no flag, in one deploy with protection on', () => {
+    const p = plan([], { settings: kept, stackStatus: deployed });
+    expect(commands(p)).toEqual(['npx cdk deploy --all --outputs-file cdk.out/deploy-outputs.json']);
+    expect(settingsOf(p)).toEqual(kept);
+  });
+
+  it('keeps a changed or added setting for the deploys after it', () => {
+    const p = plan(['-c', 'publicBaseUrl=https://api.example.cl', '--alarm-email', 'noc@example.cl'], { settings: kept, stackStatus: deployed });
+    expect(settingsOf(p)).toEqual({ ...kept, publicBaseUrl: 'https://api.example.cl', alarmEmail: 'noc@example.cl' });
+  });
+
+  it('reads the raised quota, and counts its own reservations as its own', () => {
+    expect(settingsOf(plan([], { settings: kept, stackStatus: deployed, accountSettings: raised })).accountConcurrency).toBe(1000);
+    // Deployed with 1000: its 77 reserved are not another application's.
+    const withReservations = { AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 923 } };
+    expect(settingsOf(plan([], { settings: { ...kept, accountConcurrency: 1000 }, stackStatus: deployed, accountSettings: withReservations })).accountConcurrency).toBe(1000);
+  });
+
+  it('refuses without a settings file, or where nothing is deployed yet', () => {
+    expect(plan([], { stackStatus: deployed }).refusals).toEqual([expect.stringMatching(/No deploy.settings.json.*--first/)]);
+    expect(plan([], { settings: kept }).refusals).toEqual([expect.stringMatching(/not deployed in sa-east-1.*--first/)]);
+  });
+});
+
+describe('flags and region', () => {
+  it('takes --region, else the settings file, else the profile', () => {
+    const none = parseDeployArgs([]);
+    expect(resolveRegion(parseDeployArgs(['--region', 'eu-west-1']), { region: 'sa-east-1' }, 'us-east-1')).toBe('eu-west-1');
+    expect(resolveRegion(none, { region: 'sa-east-1' }, 'us-east-1')).toBe('sa-east-1');
+    expect(resolveRegion(none, undefined, 'us-east-2\n')).toBe('us-east-2');
+    expect(resolveRegion(none, undefined, '')).toBeUndefined();
+  });
+
+  it('refuses an unknown flag and a flag without its value', () => {
+    expect(() => parseDeployArgs(['--frist'])).toThrow(/unknown flag --frist/);
+    expect(() => parseDeployArgs(['--region'])).toThrow(/--region needs a value/);
+    expect(() => parseDeployArgs(['-c', 'novalue'])).toThrow(/key=value/);
+  });
+});
