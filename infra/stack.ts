@@ -253,6 +253,6 @@ export class DeliveryOpsStack extends Stack {
     new CfnOutput(this, 'Url', { value: `https://${this.edge.distribution.distributionDomainName}`, description: 'Public base URL' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for npm run admin' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
-    new CfnOutput(this, 'OriginSecretArn', { value: this.originSecret.secret.secretArn, description: 'Rotate once after the first deploy (docs/cloud-stack.md, First deploy)' });
+    new CfnOutput(this, 'OriginSecretArn', { value: this.originSecret.secret.secretArn, description: 'Rotate it (aws secretsmanager rotate-secret) after every deploy that creates or replaces the secret, the distribution, the web ACL or the rotation function (docs/security.md)' });
   }
 }

@@ -2,6 +2,9 @@ import type { DeploySettings } from './settings.ts';
 import { EDGE_REGION } from '../constructs/web-acl.ts';
 import { PLACEHOLDER_OIDC_AUDIENCE, PLACEHOLDER_OIDC_ISSUER, concurrencyReservations, reservationsFit } from '../stack.ts';
 
+/** An account past every worker's ceiling: the reservations at their full size. */
+const FULL_SIZE_ACCOUNT = 1_000_000;
+
 /**
  * What `npm run deploy` does, decided without AWS: infra/deploy/main.ts gathers the facts (the
  * account's Lambda settings, the stacks' states), this turns them and the flags into the settings
@@ -132,7 +135,8 @@ export function planDeploy(facts: DeployFacts): Plan {
   // The stack may count on what no other function reserves: its own reservations (if deployed
   // with them) come back to it, others' do not.
   const trackingConcurrency = settings.trackingConcurrency === undefined ? undefined : Number(settings.trackingConcurrency);
-  const reservations = concurrencyReservations(trackingConcurrency, undefined, quota!);
+  // At their full size (an account of 100 or more): below that no reservation fits anyway.
+  const reservations = concurrencyReservations(trackingConcurrency, undefined, FULL_SIZE_ACCOUNT);
   const previous = Number(facts.settings?.accountConcurrency);
   const own = exists(app) && app !== 'ROLLBACK_COMPLETE' && Number.isInteger(previous) && reservationsFit(previous, reservations) ? reservations : 0;
   settings.accountConcurrency = Math.min(quota!, unreserved! + own);
