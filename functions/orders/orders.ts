@@ -7,6 +7,8 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
+import { cancelGuideWrites, neverSubmitted } from '../invoicing/guides/cancel-guides.ts';
+import { orderGuideIntents } from '../invoicing/guides/order-guard.ts';
 import { InvalidOrderError } from './errors.ts';
 import { releaseDeadAssignment } from './assignment-holds.ts';
 import { finishReleases } from './route-release.ts';
@@ -86,9 +88,17 @@ export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: {
   },
 });
 
+/** The cancel of the order's guide when nothing of it reached the provider; none otherwise. */
+const unsentGuideCancel = async (tenantId: string, order: OrderRecord, now: Date): Promise<Write[]> => {
+  if (order.lines.length === 0) return [];
+  const guide = (await orderGuideIntents(tenantId, [order.id])).get(order.id);
+  return guide && neverSubmitted(guide) ? cancelGuideWrites(guide, now) : [];
+};
+
 /**
  * Cancels a pending order, or one on a route whose stop has no outcome yet: the stop is
- * cancelled in the same transaction, so the driver can no longer deliver it.
+ * cancelled in the same transaction, so the driver can no longer deliver it, and so is its
+ * dispatch guide if it never reached the provider (one that may have stays, and shows on the order).
  */
 export const cancelOrder = async (tenantId: string, orderId: string, version: number, now: Date, baseUrl: string): Promise<{ order: Order; writes: Write[] }> => {
   const current = await getOrderRecord(tenantId, orderId);
@@ -122,6 +132,8 @@ export const cancelOrder = async (tenantId: string, orderId: string, version: nu
       onConditionFailed: (stop) => new StateConflictError(`The order's stop is already ${(stop?.state as string) ?? 'gone'}; it cannot be cancelled.`),
     });
   }
+  // Its guide goes with it unless it may be at the provider (decisions 16); a worker that commits `submitting` first wins, and this runs again.
+  writes.push(...(await unsentGuideCancel(tenantId, current, now)));
   writes.push(outboxEvent(tenantId, 'distribution.order.cancelled', { orderId: next.id, reference: next.reference, state: next.state }, now).write);
   return { order: toOrder(next, baseUrl), writes };
 };
