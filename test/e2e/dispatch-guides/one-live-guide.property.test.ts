@@ -45,6 +45,7 @@ const Step = fc.record({
   together: fc.boolean(),
 });
 type Step = typeof Step extends fc.Arbitrary<infer T> ? T : never;
+const step = (action: Step['action'], over: Partial<Step> = {}): Step => ({ action, crash: false, order: 0, together: false, ...over });
 
 describe('one live guide per order, whatever the interleaving (property)', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
@@ -185,7 +186,16 @@ describe('one live guide per order, whatever the interleaving (property)', () =>
           tally.adopted += stops.filter((s) => s.dispatchGuide && intents.some((i) => i.id === s.dispatchGuide!.intentId && i.routeId !== routeId)).length;
         }
       }),
-      { numRuns: RUNS, seed: process.env.GUIDE_PROPERTY_SEED ? Number(process.env.GUIDE_PROPERTY_SEED) : undefined, endOnFailure: true },
+      {
+        numRuns: RUNS,
+        // The interleavings the rule is about, always among the runs: a re-plan after the guide was sent, or not, or at the same time.
+        examples: [
+          [[step('make'), step('issue'), step('replan'), step('make'), step('reconcile')]],
+          [[step('make'), step('replan', { crash: true }), step('make'), step('issueOld'), step('issue')]],
+          [[step('make'), step('issue', { together: true }), step('replan'), step('make', { together: true }), step('cancelOrder'), step('reconcile')]],
+          [[step('make', { crash: true }), step('cancelOrder', { together: true }), step('issue'), step('replan'), step('make')]],
+        ],
+        seed: process.env.GUIDE_PROPERTY_SEED ? Number(process.env.GUIDE_PROPERTY_SEED) : undefined, endOnFailure: true },
     );
     console.log(`one-live-guide property: ${JSON.stringify({ ...tally, actions, refusals })}`);
     expect(tally.runs).toBeGreaterThanOrEqual(RUNS);
