@@ -63,11 +63,23 @@ export const createOrder = async (tenantId: string, body: CreateOrderBody, now: 
   };
 };
 
-export const getOrder = async (tenantId: string, orderId: string, baseUrl: string): Promise<Order> => toOrder(await getOrderRecord(tenantId, orderId), baseUrl);
+/** Each order with goods shows its latest guide (decisions 16), read from its guard and the intent it names. */
+const withGuides = async (tenantId: string, orders: Order[]): Promise<Order[]> => {
+  const withGoods = orders.filter((o) => o.lines.length > 0).map((o) => o.id);
+  if (withGoods.length === 0) return orders;
+  const guides = await orderGuideIntents(tenantId, withGoods);
+  return orders.map((order) => {
+    const guide = guides.get(order.id);
+    return guide ? { ...order, dispatchGuide: { intentId: guide.id, number: guide.documentNumber ?? null, localState: guide.localState, routeId: guide.routeId ?? null, stopId: guide.stopId ?? null } } : order;
+  });
+};
+
+export const getOrder = async (tenantId: string, orderId: string, baseUrl: string): Promise<Order> =>
+  (await withGuides(tenantId, [toOrder(await getOrderRecord(tenantId, orderId), baseUrl)]))[0]!;
 
 export const listOrders = async (tenantId: string, page: { after?: string; limit: number }, baseUrl: string): Promise<Page<Order>> => {
   const stored = await queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, toOrderRecord, (o) => o.id);
-  return { items: (await resolveOrders(tenantId, stored.items)).map((o) => toOrder(o, baseUrl)), nextCursor: stored.nextCursor };
+  return { items: await withGuides(tenantId, (await resolveOrders(tenantId, stored.items)).map((o) => toOrder(o, baseUrl))), nextCursor: stored.nextCursor };
 };
 
 /** The version-checked write of an order's new state, shared by cancel and the field actions. */
@@ -87,13 +99,6 @@ export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: {
     return new StateConflictError(`The order is ${old.state as string} now; reload it and try again.`);
   },
 });
-
-/** The cancel of the order's guide when nothing of it reached the provider; none otherwise. */
-const unsentGuideCancel = async (tenantId: string, order: OrderRecord, now: Date): Promise<Write[]> => {
-  if (order.lines.length === 0) return [];
-  const guide = (await orderGuideIntents(tenantId, [order.id])).get(order.id);
-  return guide && neverSubmitted(guide) ? cancelGuideWrites(guide, now) : [];
-};
 
 /**
  * Cancels a pending order, or one on a route whose stop has no outcome yet: the stop is
@@ -133,7 +138,10 @@ export const cancelOrder = async (tenantId: string, orderId: string, version: nu
     });
   }
   // Its guide goes with it unless it may be at the provider (decisions 16); a worker that commits `submitting` first wins, and this runs again.
-  writes.push(...(await unsentGuideCancel(tenantId, current, now)));
+  const guide = current.lines.length > 0 ? (await orderGuideIntents(tenantId, [current.id])).get(current.id) : undefined;
+  const cancelsGuide = guide !== undefined && neverSubmitted(guide);
+  if (cancelsGuide) writes.push(...(await cancelGuideWrites(guide, now)));
   writes.push(outboxEvent(tenantId, 'distribution.order.cancelled', { orderId: next.id, reference: next.reference, state: next.state }, now).write);
-  return { order: toOrder(next, baseUrl), writes };
+  const shown = guide && { intentId: guide.id, number: guide.documentNumber ?? null, localState: cancelsGuide ? 'cancelled' : guide.localState, routeId: guide.routeId ?? null, stopId: guide.stopId ?? null };
+  return { order: { ...toOrder(next, baseUrl), dispatchGuide: shown ?? null }, writes };
 };

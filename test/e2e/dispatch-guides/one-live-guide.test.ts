@@ -53,7 +53,9 @@ describe('one live guide per order', () => {
     const { orders, route } = await guideRoute(tenant, operator, driver, [goods(), goods()]);
     const [first, second] = await unsentGuides(route.id);
     const order = (await tenant.call(operator, 'GET', `/v1/distribution/orders/${orders[0].id}`)).body;
-    expect((await tenant.call(operator, 'POST', `/v1/distribution/orders/${order.id}/cancel`, { body: { version: order.version } })).status).toBe(200);
+    expect(order.dispatchGuide).toEqual({ intentId: first, number: null, localState: 'approved', routeId: route.id, stopId: route.stops[0]!.id });
+    const cancelled = await tenant.call(operator, 'POST', `/v1/distribution/orders/${order.id}/cancel`, { body: { version: order.version } });
+    expect([cancelled.status, cancelled.body.dispatchGuide?.localState]).toEqual([200, 'cancelled']);
     expect((await intent(first!)).localState).toBe('cancelled');
     expect((await getRoute(route.id)).stops[0].dispatchGuide.localState).toBe('cancelled');
     await reconcileLater();
@@ -89,6 +91,13 @@ describe('one live guide per order', () => {
     expect((await getRoute(next.id)).stops[0].dispatchGuide).toEqual({ ...issued, plate: next.vehicle.plate });
     expect((await intent(issued.intentId)).localState).toBe('issued');
     expect(await shippingsOf(issued.intentId)).toBe(1);
+    // Cancelled now, the order keeps showing the guide the provider holds.
+    const order = (await tenant.call(operator, 'GET', `/v1/distribution/orders/${orders[0].id}`)).body;
+    const cancelled = await tenant.call(operator, 'POST', `/v1/distribution/orders/${order.id}/cancel`, { body: { version: order.version } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const shown = (await tenant.call(operator, 'GET', `/v1/distribution/orders/${order.id}`)).body.dispatchGuide;
+    expect(shown).toEqual({ intentId: issued.intentId, number: issued.number, localState: 'issued', routeId: route.id, stopId: route.stops[0]!.id });
+    expect((await tenant.call(operator, 'GET', '/v1/distribution/orders?limit=100')).body.items.find((o: { id: string }) => o.id === order.id)?.dispatchGuide).toEqual(shown);
   });
 
   it('a route cancel whose write-back died: the reconciler cancels its unsent guides instead of issuing them', async () => {
