@@ -1,5 +1,5 @@
 import { findStopGuide, GUIDE_ENTITY, toStopGuide, type StopGuideRecord } from '../invoicing/guides/guard.ts';
-import { intentsById } from '../invoicing/guides/order-guard.ts';
+import { findIntent } from '../invoicing/intent-record.ts';
 import type { StopDispatchGuide } from './dispatch-guide-schemas.ts';
 
 /** What the stop shows of its guide item (issue 17), with the route's plate to write on it (decisions 16). */
@@ -15,9 +15,10 @@ export const stopGuideView = (guide: StopGuideRecord | undefined): StopDispatchG
 export const refreshAdopted = async (tenantId: string, guides: Map<string, StopGuideRecord>): Promise<Map<string, StopGuideRecord>> => {
   const adopted = [...guides.values()].filter((g) => g.adopted);
   if (adopted.length === 0) return guides;
-  const intents = await intentsById(tenantId, adopted.map((g) => g.intentId));
-  for (const guide of adopted) {
-    const intent = intents.get(guide.intentId);
+  // One GetItem each (rare, a few at most): the tracking projection reads routes too, and is granted no BatchGetItem.
+  const intents = await Promise.all(adopted.map((g) => findIntent(tenantId, g.intentId)));
+  for (const [i, guide] of adopted.entries()) {
+    const intent = intents[i];
     if (intent) guides.set(guide.stopId, { ...guide, localState: intent.localState, number: intent.documentNumber ?? null });
   }
   return guides;
