@@ -72,11 +72,9 @@ const abandoned = async (intent: IntentRecord): Promise<boolean> => {
  */
 export const issueGuideIntent = async (intent: IntentRecord, now: Date, options: GuideIssueOptions = {}): Promise<IntentRecord | undefined> => {
   if (intent.documentKind !== 'dispatch_guide' || intent.localState !== 'approved') return undefined;
-  // Its route was cancelled and its stop had no outcome: the cancel's own write-back may have died before reaching it.
-  if (await abandoned(intent)) {
-    await cancelGuideIfUnsent(intent.tenantId, intent.id, now);
-    return undefined;
-  }
+  // Its route was cancelled and its stop had no outcome: the cancel's own write-back may have died
+  // before reaching it. One submitted before (sent back to approved) may be at the provider: it is issued again.
+  if ((await abandoned(intent)) && (await cancelGuideIfUnsent(intent.tenantId, intent.id, now))) return undefined;
   const connection = await activeConnection(intent.tenantId, intent.connectionId);
   const provider = spacedProvider(options.provider ?? billingProvider(connection.origin), connection.id);
   try {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { cancelRoute } from '../../../functions/field/route-cancel.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
-import { invoiceReconciler } from '../../../functions/jobs.ts';
+import { importWorker, invoiceReconciler } from '../../../functions/jobs.ts';
+import { issueRouteGuides } from '../../../functions/invoicing/guides/issue-guides.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
 import { commit, ReadOutdatedError } from '../../../shared/table/transaction.ts';
@@ -111,6 +112,18 @@ describe('one live guide per order', () => {
       expect((await intent(id)).localState).toBe('cancelled');
       expect(await shippingsOf(id)).toBe(0);
     }
+  });
+
+  it('a guide submitted once and sent back to approved is not cancelled with its route: the reconciler issues it, once', async () => {
+    const { route } = await guideRoute(tenant, operator, driver, [goods()]);
+    const [guide] = await unsentGuides(route.id);
+    // A 401 is answered before anything is applied: the guide goes back to approved, its submission kept.
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'status', status: 401, times: 1 });
+    await runAs(importWorker.name, () => issueRouteGuides({ kind: 'guides', tenantId: tenant.id, routeId: route.id }));
+    expect((await intent(guide!)).localState).toBe('approved');
+    await cancelRouteByApi(route.id);
+    await reconcileLater();
+    expect([(await intent(guide!)).localState, await shippingsOf(guide!)]).toEqual(['issued', 1]);
   });
 
   it('an order cancelled between the guide’s read and its write gets no guide', async () => {
