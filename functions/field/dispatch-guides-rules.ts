@@ -27,9 +27,9 @@ export const orderIssues = (orders: OrderRecord[], transfer: Transfer): FieldIss
     if (order.lines.length > MAX_GUIDE_LINES) issues.push({ path: `${path}.lines`, message: `has ${order.lines.length} lines; a guide carries at most ${MAX_GUIDE_LINES}` });
     if (transfer !== 'sale') continue;
     if (!order.customerId) issues.push({ path: `${path}.customerId`, message: 'is required for a sale guide, which names its receiver' });
-    const unpriced = order.lines.flatMap((line, index) => (line.unitPriceMinor === null ? [index] : []));
+    const unpriced = order.lines.filter((line) => line.unitPriceMinor === null).map((line) => line.position);
     if (unpriced.length > 0) {
-      issues.push({ path: `${path}.lines.unitPriceMinor`, message: `is required on every line of a sale guide; lines ${unpriced.join(', ')} have none` });
+      issues.push({ path: `${path}.lines.unitPriceMinor`, message: `is required on every line of a sale guide; the lines at positions ${unpriced.join(', ')} have none` });
     }
   }
   return issues;

@@ -33,7 +33,7 @@ describe('the SII’s checks on guide creation (decisions 16)', () => {
       `orders.${orders[1].id}.lines.unitPriceMinor`,
       `orders.${orders[2].id}.lines.unitPriceMinor`,
     ]);
-    expect(refused.body.errors[1].message).toContain('lines 1, 2');
+    expect(refused.body.errors[1].message).toContain('positions 2, 3');
     expect(await stopsWithGuides(route.id)).toBe(0);
 
     const transfer = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'other_transfer' } });
