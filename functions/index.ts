@@ -43,7 +43,8 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'assistant', entry: 'functions/assistant/handler.ts', operations: assistantOperations, table: { items: [...requestPath, 'Query'] } },
   // gsi1: a driver's routes of the day, before they post an odometer reading.
   { name: 'fleet', entry: 'functions/fleet/handler.ts', operations: fleetOperations, table: { items: [...requestPath, 'Query', 'DeleteItem'], queries: ['gsi1'] } },
-  { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations, table: { items: [...requestPath, 'Query'] } },
+  // BatchGetItem: the guards and intents of a page of orders' dispatch guides (decisions 16).
+  { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations, table: { items: [...requestPath, 'BatchGetItem', 'Query'] } },
   // BatchGetItem: a plan's orders (and a preview's orders and vehicles); Query: the depots of a
   // tenant; gsi1: a service date's orders, plans and previews (decisions 15).
   { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations, table: { items: [...requestPath, 'BatchGetItem', 'Query'], queries: ['gsi1'] } },

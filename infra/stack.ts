@@ -208,10 +208,12 @@ export class DeliveryOpsStack extends Stack {
       userTokenSecretArn: context('providerUserTokenSecretArn'),
       publicBaseUrl: context('publicBaseUrl'),
     };
-    // Every function that reaches the provider: connections, invoicing and its reconciler, the import worker.
+    // Every function that reaches the provider: connections, invoicing and its reconciler, the import worker,
+    // and field (an internal transfer's destinationOfficeId is checked against the connection's live offices, decisions 16).
     const providerUsers: Array<[string, ServiceFunction | undefined, boolean]> = [
       ['BillingProvider', this.functions.byGroup.get('integrations'), true],
       ['InvoicingBillingProvider', this.functions.byGroup.get('invoicing'), false],
+      ['FieldBillingProvider', this.functions.byGroup.get('field'), false],
       ['ReconcilerBillingProvider', this.invoiceReconciler.fn, false],
       ['ImportWorkerBillingProvider', this.imports?.worker, false],
     ];

@@ -5,7 +5,7 @@ import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { receiptsByStop, storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
-import { guidesByStop, readStopGuide, stopGuideView } from './stop-guides.ts';
+import { guidesByStop, readStopGuide, refreshAdopted, stopGuideView } from './stop-guides.ts';
 
 /** A stop as stored: its public shape, its evidence, and its order's link token for the projection. */
 export interface StopRecord extends Stop {
@@ -136,7 +136,7 @@ export const readRoutePartition = async (tenantId: string, routeId: string, rout
   })) {
     items.push(item);
   }
-  const guides = guidesByStop(items);
+  const guides = await refreshAdopted(tenantId, guidesByStop(items));
   const receipts = receiptsByStop(items, new Date());
   const stops = items
     .filter((i) => i.entity === 'stop')

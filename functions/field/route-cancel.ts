@@ -9,6 +9,7 @@ import { table, tableName } from '../../shared/table/client.ts';
 import { commit, type Write } from '../../shared/table/transaction.ts';
 import { findStoredOrders, type OrderRecord } from '../orders/records.ts';
 import { releaseWrite, unmarkRelease } from '../orders/route-release.ts';
+import { cancelGuideIfUnsent } from '../invoicing/guides/cancel-guides.ts';
 import { assertMayAct } from './access.ts';
 import { getRouteRecord, readRoutePartition, withStops, type StopRecord } from './records.ts';
 import { requireRouteState, routeWrite } from './route-writes.ts';
@@ -37,9 +38,20 @@ const markWrite = (tenantId: string, routeId: string, order: OrderRecord): Write
   onConditionFailed: () => new StateConflictError('An order of the route changed meanwhile; reload the route and try again.', 'concurrent_update'),
 });
 
-/** After the route reads cancelled: its open stops removed and its orders pending, as readers already show them. */
+/**
+ * After the route reads cancelled: its open stops' unsent guides cancelled, its open stops removed
+ * and its orders pending, as readers already show them. A crash here loses nothing: the orders
+ * are written back by their next reader (route-release.ts), and a guide left approved is
+ * cancelled by the worker or the reconciler that finds its route cancelled (issue-guides.ts).
+ */
 const writeBack = async (tenantId: string, routeId: string, open: StopRecord[], orders: OrderRecord[], at: string): Promise<void> => {
   const work: (() => Promise<void>)[] = [
+    // Their guides that never reached the provider first (decisions 16); one a worker took meanwhile stays.
+    ...open
+      .filter((stop) => stop.dispatchGuide?.localState === 'approved')
+      .map((stop) => async () => {
+        await cancelGuideIfUnsent(tenantId, stop.dispatchGuide!.intentId, new Date(at));
+      }),
     ...open.map((stop) => async () => {
       try {
         await table().send(

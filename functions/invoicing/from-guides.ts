@@ -55,12 +55,12 @@ export interface FromGuides {
 const guideIssue = (guide: GuideRecord | undefined, body: CreateIntentBody): string | null => {
   if (!guide || guide.documentKind !== 'dispatch_guide') return 'is not a dispatch guide of this tenant';
   if (guide.connectionId !== body.connectionId) return 'is a guide of another connection';
+  // SII shipping types 5 and 6 move goods without a sale (an internal transfer names no customer): only a sale's guide (type 1) is invoiced.
+  if (guide.transfer !== undefined && guide.transfer !== 'sale') return `is an ${guide.transfer} guide: goods moved without a sale are not invoiced`;
   if (guide.customerId !== body.customerId) return `is a guide of another customer (${guide.customerId ?? 'none'})`;
   if (guide.currency !== body.currency) return `is a guide in ${guide.currency}`;
   if (!INVOICEABLE.has(guide.localState)) return `is ${guide.localState}: only an issued or provider_recorded guide can be invoiced`;
   if (!guide.documentNumber || !guide.submission) return 'has no folio yet: reconcile the guide first';
-  // SII shipping types 5 and 6 move goods without a sale: only a sale's guide (type 1) is invoiced.
-  if (guide.transfer !== undefined && guide.transfer !== 'sale') return `is an ${guide.transfer} guide: goods moved without a sale are not invoiced`;
   const positions = (guide.lines as GuideLine[]).filter(unpriced).map((line) => line.position);
   if (positions.length > 0) return `has lines without a unit price (positions ${positions.join(', ')}): invoice those goods with lines of their own instead`;
   return null;

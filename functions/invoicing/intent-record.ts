@@ -47,6 +47,8 @@ export interface IntentRecord extends Omit<InvoiceIntent, 'documentNumber' | 'di
   routeId?: string;
   stopId?: string;
   transfer?: Transfer;
+  /** An internal transfer's receiving office (decisions 16); the guide then names no client. */
+  destinationOfficeId?: string | null;
   shipping?: ShippingTarget;
   /** The party's provider id (the document's clientId). */
   customerExternalId: string | null;

@@ -2,8 +2,14 @@ import * as v from 'valibot';
 import { MinorAmount, Quantity } from '../../shared/http/amount-schemas.ts';
 import { Uuid } from '../../shared/http/schemas.ts';
 
-/** decisions 14: an order carries at most 100 lines of goods. */
+/** decisions 14: the most lines the body may hold (400 past it, as any malformed body). */
 export const MAX_ORDER_LINES = 100;
+/**
+ * decisions 16 (amends 14): an order with goods carries at most 60 lines, the most its guide may
+ * carry (the SII's DTE_v10.xsd, `Detalle` maxOccurs 60): 61-100 are a well-formed body the SII
+ * would refuse, 422 invalid_order naming body.lines.
+ */
+export const MAX_GOODS_LINES = 60;
 
 /** A line of goods as the client sends it; quantity and price follow the invoicing rules (decisions 9). */
 export const OrderLineInput = v.strictObject({

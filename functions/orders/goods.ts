@@ -4,7 +4,7 @@ import { findConnectionRecord } from '../integrations/connection-record.ts';
 import { ConnectionNotReadyError } from '../invoicing/errors.ts';
 import { recordExternalId } from '../invoicing/records.ts';
 import { InvalidOrderError } from './errors.ts';
-import type { OrderLineRecord } from './goods-schemas.ts';
+import { MAX_GOODS_LINES, type OrderLineRecord } from './goods-schemas.ts';
 import type { CreateOrderBody } from './schemas.ts';
 
 export interface Goods {
@@ -48,6 +48,7 @@ export const resolveGoods = async (tenantId: string, body: CreateOrderBody): Pro
   if (connection.state !== 'active') throw new ConnectionNotReadyError('the connection is revoked');
 
   const issues: FieldIssue[] = [];
+  if (body.lines.length > MAX_GOODS_LINES) issues.push({ path: 'body.lines', message: `has ${body.lines.length} lines; an order with goods carries at most ${MAX_GOODS_LINES}, the most its dispatch guide may carry` });
   const customerExternalId = body.customerId ? await recordExternalId(tenantId, connection.id, 'parties', body.customerId) : undefined;
   if (body.customerId && !customerExternalId) issues.push({ path: 'body.customerId', message: 'is not a party record of this connection' });
   const resolved = await Promise.all(

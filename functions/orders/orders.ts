@@ -7,6 +7,8 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import { ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
+import { cancelGuideWrites, neverSubmitted } from '../invoicing/guides/cancel-guides.ts';
+import { orderGuideIntents } from '../invoicing/guides/order-guard.ts';
 import { InvalidOrderError } from './errors.ts';
 import { releaseDeadAssignment } from './assignment-holds.ts';
 import { finishReleases } from './route-release.ts';
@@ -61,11 +63,23 @@ export const createOrder = async (tenantId: string, body: CreateOrderBody, now: 
   };
 };
 
-export const getOrder = async (tenantId: string, orderId: string, baseUrl: string): Promise<Order> => toOrder(await getOrderRecord(tenantId, orderId), baseUrl);
+/** Each order with goods shows its latest guide (decisions 16), read from its guard and the intent it names. */
+const withGuides = async (tenantId: string, orders: Order[]): Promise<Order[]> => {
+  const withGoods = orders.filter((o) => o.lines.length > 0).map((o) => o.id);
+  if (withGoods.length === 0) return orders;
+  const guides = await orderGuideIntents(tenantId, withGoods);
+  return orders.map((order) => {
+    const guide = guides.get(order.id);
+    return guide ? { ...order, dispatchGuide: { intentId: guide.id, number: guide.documentNumber ?? null, localState: guide.localState, routeId: guide.routeId ?? null, stopId: guide.stopId ?? null } } : order;
+  });
+};
+
+export const getOrder = async (tenantId: string, orderId: string, baseUrl: string): Promise<Order> =>
+  (await withGuides(tenantId, [toOrder(await getOrderRecord(tenantId, orderId), baseUrl)]))[0]!;
 
 export const listOrders = async (tenantId: string, page: { after?: string; limit: number }, baseUrl: string): Promise<Page<Order>> => {
   const stored = await queryPage({ pk: tenantPk(tenantId), prefix: opsKeys.orderPrefix, after: page.after, limit: page.limit }, toOrderRecord, (o) => o.id);
-  return { items: (await resolveOrders(tenantId, stored.items)).map((o) => toOrder(o, baseUrl)), nextCursor: stored.nextCursor };
+  return { items: await withGuides(tenantId, (await resolveOrders(tenantId, stored.items)).map((o) => toOrder(o, baseUrl))), nextCursor: stored.nextCursor };
 };
 
 /** The version-checked write of an order's new state, shared by cancel and the field actions. */
@@ -88,7 +102,8 @@ export const orderStateWrite = (tenantId: string, next: OrderRecord, expected: {
 
 /**
  * Cancels a pending order, or one on a route whose stop has no outcome yet: the stop is
- * cancelled in the same transaction, so the driver can no longer deliver it.
+ * cancelled in the same transaction, so the driver can no longer deliver it, and so is its
+ * dispatch guide if it never reached the provider (one that may have stays, and shows on the order).
  */
 export const cancelOrder = async (tenantId: string, orderId: string, version: number, now: Date, baseUrl: string): Promise<{ order: Order; writes: Write[] }> => {
   const current = await getOrderRecord(tenantId, orderId);
@@ -122,6 +137,11 @@ export const cancelOrder = async (tenantId: string, orderId: string, version: nu
       onConditionFailed: (stop) => new StateConflictError(`The order's stop is already ${(stop?.state as string) ?? 'gone'}; it cannot be cancelled.`),
     });
   }
+  // Its guide goes with it unless it may be at the provider (decisions 16); a worker that commits `submitting` first wins, and this runs again.
+  const guide = current.lines.length > 0 ? (await orderGuideIntents(tenantId, [current.id])).get(current.id) : undefined;
+  const cancelsGuide = guide !== undefined && neverSubmitted(guide);
+  if (cancelsGuide) writes.push(...(await cancelGuideWrites(guide, now)));
   writes.push(outboxEvent(tenantId, 'distribution.order.cancelled', { orderId: next.id, reference: next.reference, state: next.state }, now).write);
-  return { order: toOrder(next, baseUrl), writes };
+  const shown = guide && { intentId: guide.id, number: guide.documentNumber ?? null, localState: cancelsGuide ? 'cancelled' : guide.localState, routeId: guide.routeId ?? null, stopId: guide.stopId ?? null };
+  return { order: { ...toOrder(next, baseUrl), dispatchGuide: shown ?? null }, writes };
 };

@@ -19,7 +19,7 @@ export type { OrderLineRecord };
  * the provider ids of its customer and variants, resolved at create so a guide needs no reads.
  * The planning fields (decisions 15) are spelled out: the preview codes against these names.
  */
-export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'lines' | 'timeWindows' | 'serviceMinutes' | 'load' | 'skills'> {
+export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'dispatchGuide' | 'lines' | 'timeWindows' | 'serviceMinutes' | 'load' | 'skills'> {
   trackingToken: string;
   lines: OrderLineRecord[];
   customerExternalId: string | null;
@@ -75,6 +75,8 @@ export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h
   ...rest,
   lines: lines.map(({ variantExternalId: _v, ...line }) => line),
   trackingUrl: trackingUrl(trackingToken, baseUrl),
+  // Its own item (functions/invoicing/guides/order-guard.ts); the readers that answer an order fill it in.
+  dispatchGuide: null,
 });
 
 export const orderItem = (tenantId: string, order: OrderRecord) => ({

@@ -40,6 +40,20 @@ export type CreateOrderBody = v.InferOutput<typeof CreateOrderBody>;
 
 export const CancelBody = v.strictObject({ version: Version });
 
+/** decisions 16: the order's latest guide, whatever route made it; one the provider may hold stays after a cancel. */
+export const OrderDispatchGuide = v.pipe(
+  v.nullable(
+    v.object({
+      intentId: Uuid,
+      number: v.pipe(v.nullable(v.string()), v.description('The folio, once the provider gave it')),
+      localState: v.string(),
+      routeId: v.pipe(v.nullable(Uuid), v.description('The route that made it (the order may be on another now)')),
+      stopId: v.nullable(Uuid),
+    }),
+  ),
+  v.description('The order’s latest dispatch guide (at most one is live, whatever its routes), or null; an order cancelled after its guide reached the provider still shows it'),
+);
+
 export const Order = v.pipe(
   v.object({
     id: Uuid,
@@ -55,6 +69,7 @@ export const Order = v.pipe(
     trackingUrl: v.pipe(v.string(), v.description('`/t/{token}`, absolute: on PUBLIC_BASE_URL when set, else on the host the client called (relative only where neither is known)')),
     routeId: v.nullable(Uuid),
     stopId: v.nullable(Uuid),
+    dispatchGuide: OrderDispatchGuide,
     version: Version,
     createdAt: DateTime,
     updatedAt: DateTime,

@@ -38,11 +38,22 @@ const guideLines = (order: OrderRecord): StoredLine[] =>
   });
 
 /**
- * One stop's guide intent (decisions 14): lines, customer and connection from the order, straight
+ * One stop's guide intent (decisions 14, 16): lines, customer and connection from the order (no
+ * customer for an internal transfer, which names its destination office instead), straight
  * to `approved` at version 1, due at the reconciler after GUIDE_PICKUP_SECONDS.
  */
-export const buildGuideIntent = (input: { tenantId: string; routeId: string; stopId: string; order: OrderRecord; transfer: Transfer; now: Date }): IntentRecord => {
+export const buildGuideIntent = (input: {
+  tenantId: string;
+  routeId: string;
+  stopId: string;
+  order: OrderRecord;
+  transfer: Transfer;
+  destinationOfficeId?: string | null;
+  now: Date;
+}): IntentRecord => {
   const { order, now } = input;
+  // An internal transfer goes to the company's own office: the issuer is its own receiver, no client (decisions 16).
+  const internal = input.transfer === 'internal_transfer';
   const lines = guideLines(order);
   const at = nowIso(now);
   return {
@@ -50,7 +61,7 @@ export const buildGuideIntent = (input: { tenantId: string; routeId: string; sto
     tenantId: input.tenantId,
     connectionId: order.connectionId!,
     documentKind: 'dispatch_guide',
-    customerId: order.customerId ?? null,
+    customerId: internal ? null : (order.customerId ?? null),
     creditedInvoiceId: null,
     correlationId: randomUUID(),
     ...GUIDE_CURRENCY,
@@ -65,7 +76,7 @@ export const buildGuideIntent = (input: { tenantId: string; routeId: string; sto
     createdAt: at,
     updatedAt: at,
     lines,
-    customerExternalId: order.customerExternalId ?? null,
+    customerExternalId: internal ? null : (order.customerExternalId ?? null),
     submission: null,
     providerReturnId: null,
     reconcileDueAt: nowIso(addSeconds(now, GUIDE_PICKUP_SECONDS)),
@@ -74,6 +85,7 @@ export const buildGuideIntent = (input: { tenantId: string; routeId: string; sto
     routeId: input.routeId,
     stopId: input.stopId,
     transfer: input.transfer,
+    destinationOfficeId: internal ? (input.destinationOfficeId ?? null) : null,
     shipping: {
       address: order.address.text,
       municipality: order.address.municipality ?? '',

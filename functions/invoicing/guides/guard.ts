@@ -22,6 +22,16 @@ export interface StopGuideRecord {
   localState: LocalState;
   /** The folio, once the provider gave it. */
   number: string | null;
+  /**
+   * The route's vehicle plate, which the driver writes on the printed guide (SII Res. Ex. 51/2015;
+   * the provider's API has no field for it). Null on guides made before it was kept.
+   */
+  plate: string | null;
+  /**
+   * The guide is another route's (the order's live guide, decisions 16: a re-planned order gets
+   * none again): this item only shows it here, and its state is read from the intent.
+   */
+  adopted: boolean;
   updatedAt: string;
 }
 
@@ -39,6 +49,8 @@ export const toStopGuide = (item: Record<string, unknown>): StopGuideRecord => (
   intentId: item.intentId as string,
   localState: item.localState as LocalState,
   number: (item.number as string | null | undefined) ?? null,
+  plate: (item.plate as string | null | undefined) ?? null,
+  adopted: item.adopted === true,
   updatedAt: item.updatedAt as string,
 });
 

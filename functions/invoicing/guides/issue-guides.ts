@@ -4,15 +4,17 @@ import { newId } from '../../../shared/ids.ts';
 import type { BillingProvider } from '../../../shared/ports/billing-provider/port.ts';
 import { billingProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { importQueue, type GuideIssueMessage } from '../../../shared/ports/import-queue.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { queryAll } from '../../../shared/table/query-all.ts';
-import { tableName } from '../../../shared/table/client.ts';
+import { table, tableName } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { activeConnection } from '../../integrations/connection-record.ts';
 import { ConnectionRevokedError } from '../../integrations/errors.ts';
 import { ConnectionNotReadyError } from '../errors.ts';
 import { findIntent, type IntentRecord } from '../intent-record.ts';
 import { issueIntent } from '../issue.ts';
+import { cancelGuideIfUnsent } from './cancel-guides.ts';
 import { toStopGuide, type StopGuideRecord } from './guard.ts';
 import { spacedProvider } from './spaced-provider.ts';
 
@@ -52,6 +54,17 @@ export const routeGuides = async (tenantId: string, routeId: string): Promise<St
 };
 
 /**
+ * A guide whose route was cancelled while its stop had no outcome (decisions 16): its route's
+ * cancel cancels it after the route's commit (route-cancel.ts); this finishes that if it died.
+ */
+const abandoned = async (intent: IntentRecord): Promise<boolean> => {
+  if (!intent.routeId || !intent.stopId) return false;
+  const read = (key: Record<string, unknown>) => table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: '#state', ExpressionAttributeNames: { '#state': 'state' } }));
+  const [route, stop] = await Promise.all([read(opsKeys.route(intent.tenantId, intent.routeId)), read(opsKeys.stop(intent.tenantId, intent.routeId, intent.stopId))]);
+  return route.Item?.state === 'cancelled' && !['delivered', 'failed'].includes(stop.Item?.state as string);
+};
+
+/**
  * Issues one approved guide intent on the invoices' exactly-once path (issueIntent: `submitting`
  * committed first, salesId = correlationId), its provider calls spaced per connection. Answers
  * the intent as it then stands, or undefined when there was nothing to issue (another worker or
@@ -59,6 +72,9 @@ export const routeGuides = async (tenantId: string, routeId: string): Promise<St
  */
 export const issueGuideIntent = async (intent: IntentRecord, now: Date, options: GuideIssueOptions = {}): Promise<IntentRecord | undefined> => {
   if (intent.documentKind !== 'dispatch_guide' || intent.localState !== 'approved') return undefined;
+  // Its route was cancelled and its stop had no outcome: the cancel's own write-back may have died
+  // before reaching it. One submitted before (sent back to approved) may be at the provider: it is issued again.
+  if ((await abandoned(intent)) && (await cancelGuideIfUnsent(intent.tenantId, intent.id, now))) return undefined;
   const connection = await activeConnection(intent.tenantId, intent.connectionId);
   const provider = spacedProvider(options.provider ?? billingProvider(connection.origin), connection.id);
   try {

@@ -69,7 +69,8 @@ export const guideFixtures = {
   createRouteDispatchGuides: {
     prepare: async (w: GuideWorld) => {
       const route = await routeWithGoods(w);
-      return { member: w.admin, method: 'POST', path: `/v1/field/routes/${route.id}/dispatch-guides`, body: { transfer: 'sale' }, resourceId: () => route.id, status: 202 };
+      // Not a sale: its order has no customer and no prices (decisions 16 would refuse it, 422).
+      return { member: w.admin, method: 'POST', path: `/v1/field/routes/${route.id}/dispatch-guides`, body: { transfer: 'other_transfer' }, resourceId: () => route.id, status: 202 };
     },
     // A started route makes no guides: refused by the operation, nothing written.
     refuse: async (w: GuideWorld) => {

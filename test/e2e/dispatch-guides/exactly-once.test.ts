@@ -59,8 +59,8 @@ describe('one guide per stop, whatever races or fails', () => {
   it('in one transaction for a whole route; chunked past it, a request that died between chunks leaves guarded guides and a retry makes only the rest', async () => {
     const { route } = await guideRoute(tenant, operator, driver, Array.from({ length: 10 }, goods));
     // Small chunks stand for a route past one transaction: 3 + 3 commit on their own, the last 4 go with the request, which dies here.
-    const died = await createRouteGuides(caller(), route.id, 'sale', { inRequest: 4, perChunk: 3 });
-    expect(died.writes.length).toBe(1 + 4 * 2);
+    const died = await createRouteGuides(caller(), route.id, 'sale', { inRequestItems: 1 + 4 * 4, perChunkItems: 1 + 3 * 4 });
+    expect(died.writes.length).toBe(1 + 4 * 4);
     const half = (await tenant.call(admin, 'GET', `/v1/field/routes/${route.id}`)).body.stops;
     const earlier = half.filter((s: { dispatchGuide: unknown }) => s.dispatchGuide).map((s: { dispatchGuide: { intentId: string } }) => s.dispatchGuide.intentId);
     expect(earlier).toHaveLength(6);
@@ -71,16 +71,16 @@ describe('one guide per stop, whatever races or fails', () => {
     const settled = await waitForGuides(tenant, admin, route.id, 10, ['issued'], 60_000);
     expect(new Set(settled.stops.map((s: { dispatchGuide: { intentId: string } }) => s.dispatchGuide.intentId)).size).toBe(10);
     expect([...shippingsBySalesId().values()].every((n) => n === 1)).toBe(true);
-    // 45 stops (routing's most) fit the request's one transaction: 90 items with the route's check, idempotency and audit.
-    const { route: full } = await guideRoute(tenant, operator, driver, Array.from({ length: 45 }, goods));
-    expect((await createRouteGuides(caller(), full.id, 'sale')).writes).toHaveLength(91);
+    // 24 stops fit the request's one transaction: 4 items each (intent, stop, order guard, order check), 99 with the route's check, idempotency and audit.
+    const { route: full } = await guideRoute(tenant, operator, driver, Array.from({ length: 24 }, goods));
+    expect((await createRouteGuides(caller(), full.id, 'sale')).writes).toHaveLength(97);
     expect((await tenant.call(admin, 'GET', `/v1/field/routes/${full.id}`)).body.stops.filter((s: { dispatchGuide: unknown }) => s.dispatchGuide)).toEqual([]);
   }, 120_000);
 
   it('guides whose queue message was lost are issued by the scheduled reconciler after five minutes', async () => {
     const { route } = await guideRoute(tenant, operator, driver, [goods(), goods()]);
     // Committed, but no message reaches the worker (the request died after its commit).
-    const made = await createRouteGuides(caller(), route.id, 'internal_transfer');
+    const made = await createRouteGuides(caller(), route.id, { transfer: 'internal_transfer', destinationOfficeId: '2' });
     await commit(made.writes);
     const reconcile = (minutes: number) => runAs(invoiceReconciler.name, () => runReconciler(new Date(Date.now() + minutes * 60_000), { inFlightMs: 0 }));
     await reconcile(1);

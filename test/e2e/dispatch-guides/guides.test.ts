@@ -30,7 +30,8 @@ describe('dispatch guides of a route (decisions 14)', () => {
     const issued = await waitForGuides(tenant, admin, route.id, 2);
     expect(issued.stops[1].dispatchGuide).toBeNull();
     const shown = issued.stops[0].dispatchGuide;
-    expect(shown).toEqual({ intentId: answer.body.items[0].intentId, number: expect.any(String), localState: 'issued' });
+    // With the route's plate, which the driver writes on the printed guide (SII Res. Ex. 51/2015).
+    expect(shown).toEqual({ intentId: answer.body.items[0].intentId, number: expect.any(String), localState: 'issued', plate: (route as unknown as { vehicle: { plate: string } }).vehicle.plate });
 
     const intent = (await tenant.call(admin, 'GET', `${PREFIX}/${shown.intentId}`)).body;
     expect(intent).toMatchObject({
@@ -41,8 +42,8 @@ describe('dispatch guides of a route (decisions 14)', () => {
       customerId: ready.customerId,
       documentNumber: shown.number,
       dispatch: { orderId: orders[0].id, routeId: route.id, stopId: first!.id, transfer: 'sale' },
-      // 2 x 18990 + 0.5 x null (sent as 0)
-      totalMinor: '37980',
+      // 2 x 18990 + 0.5 x 2490
+      totalMinor: '39225',
     });
     // The provider's shipping, once per salesId; the intent names the guide document, not the shipping.
     const shipping = fake.shippings(ready.token).find((s) => s.salesId === intent.correlationId)!;
@@ -51,7 +52,7 @@ describe('dispatch guides of a route (decisions 14)', () => {
     expect(intent.externalDocumentId).not.toBe(String(shipping.id));
     const guide = fake.documents(ready.token).find((d) => String(d.id) === String(shipping.guide.id))!;
     expect([String(guide.number), guide.salesId, String(guide.document_type.id), String(guide.client?.id)]).toEqual([shown.number, intent.correlationId, '8', '2']);
-    expect(fake.details(ready.token, guide.id).map((d) => [d.quantity, d.netUnitValue])).toEqual([[2, 18990], [0.5, 0]]);
+    expect(fake.details(ready.token, guide.id).map((d) => [d.quantity, d.netUnitValue])).toEqual([[2, 18990], [0.5, 2490]]);
     // The order without goods got nothing; the third's address had no comuna or city: empty strings.
     expect(fake.shippings(ready.token).find((s) => s.recipient === 'Recibe 2')).toMatchObject({ municipality: 'Quinta Normal' });
     const events = await waitFor(() => {
@@ -69,9 +70,10 @@ describe('dispatch guides of a route (decisions 14)', () => {
     const goods = { connectionId: ready.connectionId, customerId: ready.customerId };
     const { route } = await guideRoute(tenant, operator, driver, [goods, goods]);
     const key = crypto.randomUUID();
-    const once = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'internal_transfer' }, idempotencyKey: key });
-    const replay = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'internal_transfer' }, idempotencyKey: key });
-    const again = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'internal_transfer' } });
+    const body = { transfer: 'internal_transfer', destinationOfficeId: '2' };
+    const once = await tenant.call(admin, 'POST', guidesPath(route.id), { body, idempotencyKey: key });
+    const replay = await tenant.call(admin, 'POST', guidesPath(route.id), { body, idempotencyKey: key });
+    const again = await tenant.call(admin, 'POST', guidesPath(route.id), { body });
     expect([once.status, replay.status, again.status]).toEqual([202, 202, 202]);
     expect(replay.body).toEqual(once.body);
     expect(again.body).toEqual(once.body);

@@ -60,7 +60,7 @@ export const guideRoute = async (tenant: TestTenant, operator: TestMember, drive
   const orders = [];
   for (const [i, spec] of specs.entries()) {
     const goods = spec.connectionId
-      ? { connectionId: spec.connectionId, customerId: spec.customerId ?? null, lines: spec.lines ?? [line, { ...line, description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: null }] }
+      ? { connectionId: spec.connectionId, customerId: spec.customerId ?? null, lines: spec.lines ?? [line, { ...line, description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: '2490' }] }
       : {};
     const body = {
       reference: `GD-${Date.now()}-${i}`,

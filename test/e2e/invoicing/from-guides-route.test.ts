@@ -13,10 +13,10 @@ describe('an invoice made from the guides a route issued', () => {
     { description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: '2490' },
   ];
   /** A route of `stops` stops with goods, its guides issued with `transfer`; answers the guide intents. */
-  const issuedGuides = async (stops: number, transfer: string, lines = priced) => {
+  const issuedGuides = async (stops: number, transfer: string, lines = priced, extra: Record<string, string> = {}) => {
     const goods = { connectionId: ready.connectionId, customerId: ready.customerId, lines };
     const { route } = await guideRoute(tenant, operator, driver, Array.from({ length: stops }, () => goods));
-    const answer = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer } });
+    const answer = await tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer, ...extra } });
     expect(answer.status, answer.text).toBe(202);
     await waitForGuides(tenant, admin, route.id, stops);
     return Promise.all(answer.body.items.map(async (item: { intentId: string }) => (await tenant.call(admin, 'GET', `${PREFIX}/${item.intentId}`)).body));
@@ -56,10 +56,11 @@ describe('an invoice made from the guides a route issued', () => {
     expect((await invoiceOf([guides[1].id], '39225')).body.code).toBe('guide_already_invoiced');
   });
 
-  it('refuses a transfer’s guide and a guide that carried goods without a price (422 naming the guide)', async () => {
-    const [transfer] = await issuedGuides(1, 'internal_transfer');
-    const [unpriced] = await issuedGuides(1, 'sale', [priced[0]!, { description: 'Pallet', quantity: '1', unitPriceMinor: null }]);
-    for (const [guide, message] of [[transfer, 'internal_transfer'], [unpriced, 'positions 2']] as const) {
+  // A sale guide without prices can no longer be made (decisions 16: 422 invalid_guides, test/e2e/dispatch-guides/rules.test.ts).
+  it('refuses the guides of transfers, which moved goods without a sale (422 naming the guide)', async () => {
+    const [internal] = await issuedGuides(1, 'internal_transfer', priced, { destinationOfficeId: '2' });
+    const [other] = await issuedGuides(1, 'other_transfer', [priced[0]!, { description: 'Pallet', quantity: '1', unitPriceMinor: null }]);
+    for (const [guide, message] of [[internal, 'internal_transfer'], [other, 'other_transfer']] as const) {
       const answer = await invoiceOf([guide.id], guide.totalMinor);
       expect([answer.status, answer.body.code, answer.body.errors[0].path], answer.text).toEqual([422, 'invalid_invoice', 'body.dispatchGuideIds.0']);
       expect(answer.body.errors[0].message).toContain(message);

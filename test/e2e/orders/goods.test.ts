@@ -63,14 +63,18 @@ describe('orders with goods (decisions 14)', () => {
     expect(Item!.lines.map((l: { variantExternalId: string | null }) => l.variantExternalId)).toEqual(['11', null, '12']);
   });
 
-  it('takes 0 and 100 lines; an order without goods behaves as before, with nulls', async () => {
+  it('takes 0 and 60 lines (a guide’s most), refuses 61 with 422 naming body.lines; an order without goods behaves as before, with nulls', async () => {
     const plain = await create(goodsOrder('GD-0', { address: { text: 'Sin comuna 1', latitude: -33.4, longitude: -70.6 } }));
     expect(plain.status, plain.text).toBe(201);
     expect(plain.body).toMatchObject({ lines: [], customerId: null, connectionId: null, address: { text: 'Sin comuna 1', latitude: -33.4, longitude: -70.6, municipality: null, city: null } });
     expect((await create(goodsOrder('GD-00', { lines: [] }))).body.lines).toEqual([]);
-    const hundred = await create(goodsOrder('GD-100', { connectionId: ready.connection.id, lines: Array.from({ length: 100 }, (_, i) => line({ description: `Caja ${i + 1}` })) }));
-    expect(hundred.status, hundred.text).toBe(201);
-    expect(hundred.body.lines.map((l: { position: number }) => l.position)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    const sixty = await create(goodsOrder('GD-60', { connectionId: ready.connection.id, lines: Array.from({ length: 60 }, (_, i) => line({ description: `Caja ${i + 1}` })) }));
+    expect(sixty.status, sixty.text).toBe(201);
+    expect(sixty.body.lines.map((l: { position: number }) => l.position)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    const before = await count();
+    const over = await create(goodsOrder('GD-61', { connectionId: ready.connection.id, lines: Array.from({ length: 61 }, () => line()) }));
+    expect([over.status, over.body.code, over.body.errors.map((e: { path: string }) => e.path)]).toEqual([422, 'invalid_order', ['body.lines']]);
+    expect(await count()).toBe(before);
   });
 
   it('refuses malformed goods with 400 naming the field (101 lines, quantities, prices, texts), writing nothing', async () => {
