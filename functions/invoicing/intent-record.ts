@@ -6,6 +6,7 @@ import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import type { InvoiceIntent, InvoiceLine, LocalState, Transfer } from './schemas.ts';
+import type { ShippingLookup } from './guides/shipping-lookup.ts';
 
 export const INTENT_ENTITY = 'invoiceIntent';
 
@@ -48,6 +49,10 @@ export interface IntentRecord extends Omit<InvoiceIntent, 'documentNumber' | 'di
   stopId?: string;
   transfer?: Transfer;
   shipping?: ShippingTarget;
+  /** An internal transfer's receiving office (decisions 16): sent as destinationOfficeId, and then no client. */
+  destinationOfficeId?: string | null;
+  /** A guide's shipping type and its look-up at the provider (docs/guides-exactly-once.md). */
+  shippingLookup?: ShippingLookup | null;
   /** The party's provider id (the document's clientId). */
   customerExternalId: string | null;
   submission: Submission | null;

@@ -108,6 +108,8 @@ export interface ProviderDocument {
   urlPdf: string | null;
   /** Unix seconds of the day at 00:00 UTC. */
   emissionDate: number | null;
+  /** The document's client (`client.id`), when the answer names one; absent where the source never says. */
+  clientId?: string | null;
 }
 
 export interface DocumentDetail {
@@ -165,7 +167,11 @@ export interface DocumentReference {
   number: string;
   /** Unix seconds of its emission day at 00:00 UTC. */
   referenceDate: number;
-  /** The referenced document's SII code (52 for a dispatch guide). */
+  /**
+   * The referenced document's SII code (52 for a dispatch guide). Sent as `codeSii` (the
+   * provider's name, provider-chile.md corrected); this field keeps its old name because stored
+   * intents carry it.
+   */
   dteCodeSii: number;
   reason: string;
 }
@@ -198,6 +204,16 @@ export interface CreateShippingInput {
   recipient: string;
   /** As a document's; `netUnitValue` 0 where no price is given. */
   details: IssueDocumentInput['details'];
+  /** The receiving office of an internal transfer (a shipping type with useDestinationOffice 1); clientId is then not sent. */
+  destinationOfficeId?: string | null;
+}
+
+/** A line of a shipping as the provider lists it (`GET /v1/shippings/{id}/details.json` or expanded). */
+export interface ShippingDetail {
+  quantity: number;
+  variantId: string | null;
+  /** The line's comment where the provider answers one (not documented for shippings). */
+  note: string | null;
 }
 
 export interface ProviderShipping {
@@ -206,6 +222,33 @@ export interface ProviderShipping {
   guideId: string | null;
   shippingTypeId: string | null;
   officeId: string | null;
+  /** The shipping's own fields (absent in older sandbox data): what a look-up matches on. */
+  shippingDate?: number | null;
+  address?: string | null;
+  municipality?: string | null;
+  city?: string | null;
+  recipient?: string | null;
+  /** With `expand=[guide]`: the guide document; null when not expanded or not readable. */
+  guide?: ProviderDocument | null;
+  /** With `expand=[details]`: the lines; null when not expanded. */
+  details?: ShippingDetail[] | null;
+}
+
+/** `GET /v1/shippings.json`'s documented filters (provider-chile.md "Dispatch guides"). */
+export interface ShippingFilter {
+  /** Unix seconds, the day at 00:00 UTC (the shipping's emissionDate). */
+  shippingDate: number;
+  officeId: string;
+  shippingTypeId: string;
+}
+
+/**
+ * What a caller may pass to a single call: its own deadline. An aborted signal means nothing is
+ * sent (a call waiting its turn or a 429's wait ends as "unknown", reason timeout) and a request
+ * in flight is cut.
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
 }
 
 export interface CreateReturnInput {
@@ -254,12 +297,17 @@ export interface BillingProvider {
   listClients(session: ProviderSession, page?: PageRequest): Promise<Page<Client>>;
   listContacts(session: ProviderSession, clientId: string, page?: PageRequest): Promise<Page<Contact>>;
   /** Sends a document once per salesId: a repeat answers the earlier document (`created: false`). */
-  issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>>;
-  getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined>;
-  getDocumentDetails(session: ProviderSession, documentId: string): Promise<DocumentDetail[]>;
+  issueDocument(session: ProviderSession, input: IssueDocumentInput, options?: CallOptions): Promise<Issued<ProviderDocument>>;
+  getDocument(session: ProviderSession, documentId: string, options?: CallOptions): Promise<ProviderDocument | undefined>;
+  getDocumentDetails(session: ProviderSession, documentId: string, options?: CallOptions): Promise<DocumentDetail[]>;
   /** A lookup that never creates: the documents of that type and dates whose salesId matches. */
-  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]>;
-  createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>>;
-  /** POST /v1/shippings.json once per salesId: a repeat answers the earlier shipping (created: false). */
-  createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>>;
+  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput, options?: CallOptions): Promise<ProviderDocument[]>;
+  createReturn(session: ProviderSession, input: CreateReturnInput, options?: CallOptions): Promise<Issued<ProviderReturn>>;
+  /**
+   * POST /v1/shippings.json. The provider documents no salesId de-duplication for shippings:
+   * every call may make a shipping and a guide (`created` is the answer's 201, nothing more).
+   */
+  createShipping(session: ProviderSession, input: CreateShippingInput, options?: CallOptions): Promise<Issued<ProviderShipping>>;
+  /** One page of `GET /v1/shippings.json` by the documented filters, expanded with guide and details: a look-up that never creates. */
+  listShippings(session: ProviderSession, filter: ShippingFilter, page?: PageRequest): Promise<Page<ProviderShipping>>;
 }

@@ -2,6 +2,7 @@ import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableEr
 import {
   PAGE_LIMIT,
   type BillingProvider,
+  type CallOptions,
   type CreateReturnInput,
   type CreateShippingInput,
   type FindDocumentsInput,
@@ -14,6 +15,7 @@ import {
   type ProviderReturn,
   type ProviderSession,
   type ProviderShipping,
+  type ShippingFilter,
   type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
@@ -117,11 +119,12 @@ export class ProviderChile implements BillingProvider {
   }
 
   /** Every page of a list, at most maxPages of them: a provider that never stops saying `next` is an unknown answer. */
-  private async allPages<T>(read: (offset: number) => Promise<Page<T>>): Promise<T[]> {
+  private async allPages<T>(read: (offset: number) => Promise<Page<T>>, signal?: AbortSignal): Promise<T[]> {
     const items: T[] = [];
     let offset: number | null = 0;
     for (let pages = 0; offset !== null; pages++) {
       if (pages >= this.maxPages) throw new ProviderUnavailableError('too_large');
+      if (signal?.aborted) throw new ProviderUnavailableError('timeout');
       const page: Page<T> = await read(offset);
       items.push(...page.items);
       offset = page.nextOffset;
@@ -133,6 +136,8 @@ export class ProviderChile implements BillingProvider {
   private async send(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal }): Promise<Answer & { headers: Headers }> {
     let response: Response;
     let text: string;
+    // A caller past its deadline sends nothing (a POST that waited its turn must not leave late).
+    if (init.signal?.aborted) throw new ProviderUnavailableError('timeout');
     try {
       response = await fetch(url, {
         method: init.method,
@@ -219,7 +224,7 @@ export class ProviderChile implements BillingProvider {
   listContacts = (session: ProviderSession, clientId: string, page?: PageRequest) =>
     this.page(session, `/v1/clients/${encodeURIComponent(clientId)}/contacts.json`, shapes.readContact, page);
 
-  async issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>> {
+  async issueDocument(session: ProviderSession, input: IssueDocumentInput, options: CallOptions = {}): Promise<Issued<ProviderDocument>> {
     const body = {
       documentTypeId: Number(input.documentTypeId),
       officeId: Number(input.officeId),
@@ -229,35 +234,37 @@ export class ProviderChile implements BillingProvider {
       ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
       ...(input.dispatch ? { dispatch: 1 } : {}),
       details: detailsBody(input.details),
-      // provider-chile.md's names (the provider's own documentation calls dteCodeSii `codeSii`).
+      // The provider's name is `codeSii` (provider-chile.md corrected; `dteCodeSii` is not documented).
       ...(input.references?.length
-        ? { references: input.references.map((r) => ({ number: r.number, referenceDate: r.referenceDate, dteCodeSii: r.dteCodeSii, reason: r.reason })) }
+        ? { references: input.references.map((r) => ({ number: r.number, referenceDate: r.referenceDate, codeSii: r.dteCodeSii, reason: r.reason })) }
         : {}),
     };
-    const answer = await this.api(session, 'POST', '/v1/documents.json', body);
+    const answer = await this.api(session, 'POST', '/v1/documents.json', body, options.signal);
     return { created: answer.status === 201, value: readAnswer(answer, shapes.readDocument) };
   }
 
-  async getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
+  async getDocument(session: ProviderSession, documentId: string, options: CallOptions = {}): Promise<ProviderDocument | undefined> {
     try {
-      return readAnswer(await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`), shapes.readDocument);
+      return readAnswer(await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`, undefined, options.signal), shapes.readDocument);
     } catch (error) {
       if (error instanceof ProviderRefusedError && error.providerStatus === 404) return undefined;
       throw error;
     }
   }
 
-  getDocumentDetails(session: ProviderSession, documentId: string) {
-    return this.allPages((offset) => this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset }));
+  getDocumentDetails(session: ProviderSession, documentId: string, options: CallOptions = {}) {
+    const { signal } = options;
+    return this.allPages((offset) => this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset, signal }), signal);
   }
 
-  async findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
+  async findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput, options: CallOptions = {}): Promise<ProviderDocument[]> {
+    const { signal } = options;
     const filters = { documenttypeid: input.documentTypeId, emissiondaterange: `[${input.emissionDateFrom},${input.emissionDateTo}]` };
-    const documents = await this.allPages((offset) => this.page(session, '/v1/documents.json', shapes.readDocument, { offset }, filters));
+    const documents = await this.allPages((offset) => this.page(session, '/v1/documents.json', shapes.readDocument, { offset, signal }, filters), signal);
     return documents.filter((doc) => doc.salesId === input.salesId);
   }
 
-  async createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {
+  async createReturn(session: ProviderSession, input: CreateReturnInput, options: CallOptions = {}): Promise<Issued<ProviderReturn>> {
     const body = {
       documentTypeId: Number(input.documentTypeId),
       officeId: Number(input.officeId),
@@ -272,11 +279,17 @@ export class ProviderChile implements BillingProvider {
       ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
       details: input.details.map((d) => ({ documentDetailId: Number(d.documentDetailId), quantity: d.quantity, unitValue: 0 })),
     };
-    const answer = await this.api(session, 'POST', '/v1/returns.json', body);
+    const answer = await this.api(session, 'POST', '/v1/returns.json', body, options.signal);
     return { created: answer.status === 201, value: readAnswer(answer, shapes.readReturn) };
   }
 
-  async createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>> {
+  /**
+   * POST /v1/shippings.json (provider-chile.md, "Dispatch guides"). salesId is sent but the
+   * provider documents no de-duplication by it: a second call may make a second guide. An
+   * internal transfer sends `destinationOfficeId` and no client.
+   */
+  async createShipping(session: ProviderSession, input: CreateShippingInput, options: CallOptions = {}): Promise<Issued<ProviderShipping>> {
+    const destination = input.destinationOfficeId ? { destinationOfficeId: Number(input.destinationOfficeId) } : null;
     const body = {
       documentTypeId: Number(input.documentTypeId),
       officeId: Number(input.officeId),
@@ -284,7 +297,7 @@ export class ProviderChile implements BillingProvider {
       shippingTypeId: Number(input.shippingTypeId),
       declareSii: 1,
       salesId: input.salesId,
-      ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
+      ...(destination ?? (input.clientId ? { clientId: Number(input.clientId) } : {})),
       address: input.address,
       municipality: input.municipality,
       city: input.city,
@@ -292,7 +305,16 @@ export class ProviderChile implements BillingProvider {
       dispatch: 1,
       details: detailsBody(input.details),
     };
-    const answer = await this.api(session, 'POST', '/v1/shippings.json', body);
+    const answer = await this.api(session, 'POST', '/v1/shippings.json', body, options.signal);
     return { created: answer.status === 201, value: readAnswer(answer, shapes.readShipping) };
   }
+
+  /** `GET /v1/shippings.json?shippingdate&officeid&shippingtypeid&expand=[guide,details]`, one page. */
+  listShippings = (session: ProviderSession, filter: ShippingFilter, page?: PageRequest) =>
+    this.page(session, '/v1/shippings.json', shapes.readShipping, page, {
+      shippingdate: String(filter.shippingDate),
+      officeid: filter.officeId,
+      shippingtypeid: filter.shippingTypeId,
+      expand: '[guide,details]',
+    });
 }

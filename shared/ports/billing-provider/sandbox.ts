@@ -3,6 +3,7 @@ import { ProviderRefusedError, ProviderUnavailableError } from './errors.ts';
 import {
   PAGE_LIMIT,
   type BillingProvider,
+  type CallOptions,
   type CreateReturnInput,
   type CreateShippingInput,
   type DocumentDetail,
@@ -17,6 +18,7 @@ import {
   type ProviderReturn,
   type ProviderSession,
   type ProviderShipping,
+  type ShippingFilter,
   type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
@@ -33,7 +35,7 @@ const matchesStock = (stock: Record<string, unknown>, filter: StockFilter): bool
 
 export const sandboxCode = (clientCode: string): string => `sbx.${clientCode}.${randomBytes(16).toString('hex')}`;
 
-export type SandboxOperation = 'exchangeCode' | 'list' | 'issueDocument' | 'createReturn' | 'createShipping' | 'getDocument' | 'findDocumentsBySalesId';
+export type SandboxOperation = 'exchangeCode' | 'list' | 'issueDocument' | 'createReturn' | 'createShipping' | 'getDocument' | 'findDocumentsBySalesId' | 'listShippings';
 
 /**
  * Faults a test switches on: `error_before_apply` answers "unknown" (a 500) without doing
@@ -84,9 +86,11 @@ export class SandboxProvider implements BillingProvider {
     return fault.kind;
   }
 
-  /** Runs `apply`, honouring a fault switched on for `operation`. */
-  private async run<T>(operation: SandboxOperation, apply: () => T | Promise<T>): Promise<T> {
+  /** Runs `apply`, honouring a fault switched on for `operation`; a caller past its deadline gets nothing done. */
+  private async run<T>(operation: SandboxOperation, apply: () => T | Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new ProviderUnavailableError('timeout');
     const kind = await this.fault(operation);
+    if (signal?.aborted) throw new ProviderUnavailableError('timeout');
     const result = await apply();
     if (kind === 'timeout_after_apply') throw new ProviderUnavailableError('timeout');
     return result;
@@ -152,7 +156,7 @@ export class SandboxProvider implements BillingProvider {
   listContacts = (s: ProviderSession, clientId: string, p?: PageRequest) =>
     this.page(s, (c) => sandboxData(c).clients.find((client) => String(client.id) === clientId)?.contacts ?? [], shapes.readContact, p);
 
-  issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>> {
+  issueDocument(session: ProviderSession, input: IssueDocumentInput, options: CallOptions = {}): Promise<Issued<ProviderDocument>> {
     return this.run('issueDocument', async () => {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId);
@@ -168,7 +172,7 @@ export class SandboxProvider implements BillingProvider {
         return { created: false, value: (await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId))!.document };
       }
       return { created: true, value: document };
-    });
+    }, options.signal);
   }
 
   /** A new document with its lines and totals (not stored), and `idCount` new ids (the document's first). */
@@ -202,9 +206,10 @@ export class SandboxProvider implements BillingProvider {
 
   /**
    * A shipping and its guide (a document of the codeSii 52 type, found by findDocumentsBySalesId
-   * and getDocument as every document), one per salesId as at the provider.
+   * and getDocument as every document). The sandbox still keeps one per salesId (stricter than the
+   * provider promises); invoicing does not rely on it (docs/guides-exactly-once.md).
    */
-  createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>> {
+  createShipping(session: ProviderSession, input: CreateShippingInput, options: CallOptions = {}): Promise<Issued<ProviderShipping>> {
     return this.run('createShipping', async () => {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.shippingBySale(owner, input.salesId);
@@ -216,8 +221,21 @@ export class SandboxProvider implements BillingProvider {
       if (!data.shippingTypes.map(shapes.readShippingType).some((t) => t.id === input.shippingTypeId && t.active)) throw new ProviderRefusedError(400, 'unknown shippingTypeId');
       if (!data.offices.map(shapes.readOffice).some((o) => o.id === input.officeId && o.active)) throw new ProviderRefusedError(400, 'unknown officeId');
       if (input.address.trim() === '') throw new ProviderRefusedError(400, 'address is required');
+      const internal = data.shippingTypes.map(shapes.readShippingType).find((t) => t.id === input.shippingTypeId)?.useDestinationOffice ?? false;
+      if (internal && !input.destinationOfficeId) throw new ProviderRefusedError(400, 'destinationOfficeId is required for an internal transfer');
       const { document, details, ids } = await this.newDocument(owner, input, 2);
-      const value: ProviderShipping = { id: ids[1]!, guideId: document.id, shippingTypeId: input.shippingTypeId, officeId: input.officeId };
+      const value: ProviderShipping = {
+        id: ids[1]!,
+        guideId: document.id,
+        shippingTypeId: input.shippingTypeId,
+        officeId: input.officeId,
+        shippingDate: input.emissionDate,
+        address: input.address || null,
+        municipality: input.municipality || null,
+        city: input.city || null,
+        recipient: input.recipient || null,
+        details: input.details.map((line) => ({ quantity: line.quantity, variantId: line.variantId ?? null, note: line.variantId ? null : (line.comment ?? null) })),
+      };
       try {
         await sandboxDocuments.addShipping(owner, input.salesId, value, { document, details, credited: {}, version: 1 });
       } catch (error) {
@@ -228,30 +246,47 @@ export class SandboxProvider implements BillingProvider {
         throw new ProviderUnavailableError('server_error', 409);
       }
       return { created: true, value };
-    });
+    }, options.signal);
   }
 
-  getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
-    return this.run('getDocument', async () => (await sandboxDocuments.document(this.ownerOf(session), documentId))?.document);
+  /** The connection's shippings of that day, office and type, ids ascending, with their guide and lines (expand=[guide,details]). */
+  listShippings(session: ProviderSession, filter: ShippingFilter, request: PageRequest = {}): Promise<Page<ProviderShipping>> {
+    return this.run('listShippings', async () => {
+      const owner = this.ownerOf(session);
+      const all = (await sandboxDocuments.recorded(owner)).shippings
+        .filter((s) => s.shippingDate === filter.shippingDate && s.officeId === filter.officeId && s.shippingTypeId === filter.shippingTypeId)
+        .sort((a, b) => Number(a.id) - Number(b.id));
+      const offset = request.offset ?? 0;
+      const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
+      const slice = all.slice(offset, offset + limit);
+      const items = await Promise.all(
+        slice.map(async (s) => ({ ...s, guide: s.guideId ? ((await sandboxDocuments.document(owner, s.guideId))?.document ?? null) : null, details: s.details ?? null })),
+      );
+      return { items, count: all.length, nextOffset: offset + limit < all.length ? offset + slice.length : null };
+    }, request.signal);
   }
 
-  getDocumentDetails(session: ProviderSession, documentId: string): Promise<DocumentDetail[]> {
+  getDocument(session: ProviderSession, documentId: string, options: CallOptions = {}): Promise<ProviderDocument | undefined> {
+    return this.run('getDocument', async () => (await sandboxDocuments.document(this.ownerOf(session), documentId))?.document, options.signal);
+  }
+
+  getDocumentDetails(session: ProviderSession, documentId: string, options: CallOptions = {}): Promise<DocumentDetail[]> {
     return this.run('getDocument', async () => {
       const stored = await sandboxDocuments.document(this.ownerOf(session), documentId);
       if (!stored) throw new ProviderRefusedError(404, 'no such document');
       return stored.details;
-    });
+    }, options.signal);
   }
 
-  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
+  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput, options: CallOptions = {}): Promise<ProviderDocument[]> {
     return this.run('findDocumentsBySalesId', async () => {
       const stored = await sandboxDocuments.bySale(this.ownerOf(session), input.documentTypeId, input.salesId);
       const date = stored?.document.emissionDate ?? 0;
       return stored && date >= input.emissionDateFrom && date <= input.emissionDateTo ? [stored.document] : [];
-    });
+    }, options.signal);
   }
 
-  createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {
+  createReturn(session: ProviderSession, input: CreateReturnInput, options: CallOptions = {}): Promise<Issued<ProviderReturn>> {
     return this.run('createReturn', async () => {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.returnBySale(owner, input.salesId);
@@ -296,6 +331,6 @@ export class SandboxProvider implements BillingProvider {
         throw new ProviderUnavailableError('server_error', 409);
       }
       return { created: true, value };
-    });
+    }, options.signal);
   }
 }
