@@ -122,8 +122,19 @@ export const getIntent = async (tenantId: string, intentId: string): Promise<Int
   return record;
 };
 
-export const listIntents = (tenantId: string, after: string | undefined, limit: number): Promise<Page<IntentRecord>> =>
-  queryPage({ pk: tenantPk(tenantId), prefix: keys.invoiceIntentPrefix, after, limit }, fromItem, (r) => r.id);
+/** A page of intents; `localState` keeps those in that state (the guides held `unknown` for an admin), reading at most 1,000 items a page. */
+export const listIntents = (tenantId: string, after: string | undefined, limit: number, localState?: LocalState): Promise<Page<IntentRecord>> =>
+  queryPage(
+    {
+      pk: tenantPk(tenantId),
+      prefix: keys.invoiceIntentPrefix,
+      after,
+      limit,
+      ...(localState ? { filter: { FilterExpression: 'localState = :state', ExpressionAttributeValues: { ':state': localState } }, maxItemsRead: 1_000 } : {}),
+    },
+    fromItem,
+    (r) => r.id,
+  );
 
 export const insertIntent = (record: IntentRecord): Write => ({
   item: { Put: { TableName: tableName(), Item: toItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
