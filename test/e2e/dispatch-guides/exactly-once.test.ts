@@ -80,7 +80,7 @@ describe('one guide per stop, whatever races or fails', () => {
   it('guides whose queue message was lost are issued by the scheduled reconciler after five minutes', async () => {
     const { route } = await guideRoute(tenant, operator, driver, [goods(), goods()]);
     // Committed, but no message reaches the worker (the request died after its commit).
-    const made = await createRouteGuides(caller(), route.id, 'internal_transfer');
+    const made = await createRouteGuides(caller(), route.id, 'other_transfer');
     await commit(made.writes);
     const reconcile = (minutes: number) => runAs(invoiceReconciler.name, () => runReconciler(new Date(Date.now() + minutes * 60_000), { inFlightMs: 0 }));
     await reconcile(1);
