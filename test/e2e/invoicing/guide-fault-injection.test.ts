@@ -20,7 +20,7 @@ import { Fault, faultOf, type FaultName } from './provider-faults.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { guideConnection } from '../dispatch-guides/support.ts';
 import { RUT } from '../integrations/support.ts';
-import { created, plate } from '../operations/support.ts';
+import { twinRoute } from './guide-twins.ts';
 
 /**
  * decisions 16's promise under faults, against a provider fake that ignores salesId on shippings
@@ -81,29 +81,7 @@ describe('issuing dispatch guides under provider faults and crashes, with a prov
   const caller = (): Caller => ({ requestId: crypto.randomUUID(), tenantId: tenant.id, member: { id: admin.id } as Caller['member'], claims: {}, now: new Date(), publicBaseUrl: '' });
   const actor = () => ({ actorId: admin.id, requestId: 'guide-fault-injection' });
 
-  /** A route of `count` stops whose orders' goods and shipping target are identical (only the place differs between sequences). */
-  const twinRoute = async (count: number, place: string) => {
-    const orders = [];
-    for (let i = 0; i < count; i++) {
-      const body = {
-        reference: `GF-${place}-${i}`,
-        recipient: { name: 'Recibe Bodega' },
-        address: { text: 'San Pablo 3000', latitude: -33.44 + i / 1000, longitude: -70.68, municipality: place, city: 'Santiago' },
-        serviceDate: '2026-11-23',
-        connectionId: ready.connectionId,
-        customerId: ready.customerId,
-        lines: [
-          { variantId: null, description: 'Harina 25 kg', quantity: '2', unitPriceMinor: '18990' },
-          { variantId: null, description: 'Aceite 1 L', quantity: 0.5, unitPriceMinor: '2990' },
-        ],
-      };
-      orders.push(created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body })));
-    }
-    const plan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: '2026-11-23', routes: [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }] } }));
-    created(await tenant.call(operator, 'POST', `/v1/routing/plans/${plan.id}/approve`, { body: { version: 1 } }), 200);
-    const body = { routePlanId: plan.id, vehicleRouteId: 'V1', workerId: driver.id, serviceDate: '2026-11-23', depotName: 'Bodega Quilicura', vehicle: { plate: plate(), label: 'Camión 3/4' } };
-    return created(await tenant.call(operator, 'POST', '/v1/field/routes', { body })) as { id: string; stops: { id: string }[] };
-  };
+  const twins = (count: number, place: string) => twinRoute(tenant, operator, driver, { connectionId: ready.connectionId, customerId: ready.customerId }, count, place);
 
   it('never makes a second guide for a stop, holds only what it cannot tell apart, and loses none', async () => {
     const started = Date.now();
@@ -114,11 +92,11 @@ describe('issuing dispatch guides under provider faults and crashes, with a prov
     };
     let sequence = 0;
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.array(Step, { minLength: 1, maxLength: 6 }), async (twins, steps) => {
+      fc.asyncProperty(fc.boolean(), fc.array(Step, { minLength: 1, maxLength: 6 }), async (twinStops, steps) => {
         counts.sequences++;
-        if (twins) counts.twinSequences++;
+        if (twinStops) counts.twinSequences++;
         const place = `seq-${++sequence}-${crypto.randomUUID().slice(0, 8)}`;
-        const route = await twinRoute(twins ? 2 : 1, place);
+        const route = await twins(twinStops ? 2 : 1, place);
         const stopIds = route.stops.map((s) => s.id);
         const make = async (crash: boolean) => {
           const made = await createRouteGuides(caller(), route.id, 'sale');
@@ -175,7 +153,7 @@ describe('issuing dispatch guides under provider faults and crashes, with a prov
         counts.heldUnknown += heldNow.length;
         counts.issuedWithoutAdmin += current.filter((i) => i.localState === 'issued').length;
         if (heldNow.length > 0) {
-          expect(twins).toBe(true);
+          expect(twinStops).toBe(true);
           expect(heldNow.every((i) => (i.shippingLookup?.ambiguous?.length ?? 0) >= 2)).toBe(true);
           const listed = await tenant.call(admin, 'GET', '/v1/customer-finance/invoice-intents?localState=unknown&limit=100');
           expect(listed.body.items.map((i: { id: string }) => i.id)).toEqual(expect.arrayContaining(heldNow.map((i) => i.id)));
