@@ -50,16 +50,17 @@ describe('an invoice made from the guides a route issued', () => {
     const documents = fake.documents(ready.token);
     const guideDocument = (id: string) => documents.find((d) => String(d.id) === id)!;
     expect(fake.references(ready.token, Number(issued.body.externalDocumentId))).toEqual(
-      guides.map((g) => ({ number: g.documentNumber, referenceDate: guideDocument(g.externalDocumentId).emissionDate, dteCodeSii: 52, reason: '' })),
+      guides.map((g) => ({ number: g.documentNumber, referenceDate: guideDocument(g.externalDocumentId).emissionDate, codeSii: 52, reason: '' })),
     );
     expect(guides.map((g) => String(guideDocument(g.externalDocumentId).number))).toEqual(guides.map((g) => g.documentNumber));
     expect((await invoiceOf([guides[1].id], '39225')).body.code).toBe('guide_already_invoiced');
   });
 
   it('refuses a transfer’s guide and a guide that carried goods without a price (422 naming the guide)', async () => {
-    const [transfer] = await issuedGuides(1, 'internal_transfer');
+    // other_transfer: an internal transfer now needs its destination office (decisions 16), which the guides' endpoint adds on another branch.
+    const [transfer] = await issuedGuides(1, 'other_transfer');
     const [unpriced] = await issuedGuides(1, 'sale', [priced[0]!, { description: 'Pallet', quantity: '1', unitPriceMinor: null }]);
-    for (const [guide, message] of [[transfer, 'internal_transfer'], [unpriced, 'positions 2']] as const) {
+    for (const [guide, message] of [[transfer, 'other_transfer'], [unpriced, 'positions 2']] as const) {
       const answer = await invoiceOf([guide.id], guide.totalMinor);
       expect([answer.status, answer.body.code, answer.body.errors[0].path], answer.text).toEqual([422, 'invalid_invoice', 'body.dispatchGuideIds.0']);
       expect(answer.body.errors[0].message).toContain(message);
