@@ -26,6 +26,8 @@ export interface ReconcileOptions {
   session?: ProviderSession;
   /** The caller's deadline: the look's calls end with it. */
   signal?: AbortSignal;
+  /** How long a guide's look-up reads pages before it saves its place (LOOKUP_BUDGET_MS). */
+  lookupBudgetMs?: number;
 }
 
 type Moved = { record: IntentRecord; writes: Write[] };
@@ -49,7 +51,7 @@ export const reconcileIntent = async (intent: IntentRecord, now: Date, options: 
   const provider = options.provider ?? billingProvider(connection.origin);
   const session = options.session ?? (await providerSession(connection));
   const signal = options.signal;
-  if (intent.documentKind === 'dispatch_guide' && !intent.externalDocumentId) return reconcileGuide(intent, now, provider, session, connection, signal);
+  if (intent.documentKind === 'dispatch_guide' && !intent.externalDocumentId) return reconcileGuide(intent, now, provider, session, connection, signal, options.lookupBudgetMs);
   const document = intent.externalDocumentId ? await provider.getDocument(session, intent.externalDocumentId, { signal }) : await lookUp(provider, session, intent, submission, signal);
   if (document) return moveTo(intent, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number });
   const exists = intent.localState === 'provider_recorded' || Boolean(intent.providerReturnId) || Boolean(intent.externalDocumentId);
@@ -64,13 +66,21 @@ export const reconcileIntent = async (intent: IntentRecord, now: Date, options: 
  * more it cannot tell apart: held `unknown`, off the reconciler, for an admin (resolve). A look
  * that runs out of time saves its place and comes back at the next run.
  */
-const reconcileGuide = async (intent: IntentRecord, now: Date, provider: BillingProvider, session: ProviderSession, connection: ConnectionRecord, signal?: AbortSignal): Promise<Moved> => {
+const reconcileGuide = async (
+  intent: IntentRecord,
+  now: Date,
+  provider: BillingProvider,
+  session: ProviderSession,
+  connection: ConnectionRecord,
+  signal?: AbortSignal,
+  budgetMs?: number,
+): Promise<Moved> => {
   const submission = intent.submission!;
   const lookup = intent.shippingLookup ?? null;
   const shippingTypeId = lookup?.shippingTypeId ?? (connection.issueSettings ? shippingTypeOf(intent, connection.issueSettings) : null);
   // Held for an admin: a member's reconcile looks again, the reconciler does not come back by itself.
   const outcome = shippingTypeId
-    ? await lookUpShipping({ provider, session, intent, submission, shippingTypeId, now, sendDeadlineMs: ISSUE_DEADLINE_MS, signal })
+    ? await lookUpShipping({ provider, session, intent, submission, shippingTypeId, now, sendDeadlineMs: ISSUE_DEADLINE_MS, signal, budgetMs })
     : { kind: 'ambiguous' as const, guideIds: [] as string[] };
   const base = { shippingTypeId: shippingTypeId ?? '', progress: null, ambiguous: null };
   const stay = { localState: intent.localState === 'submitting' ? ('unknown' as const) : intent.localState, providerState: UNKNOWN.providerState, taxState: UNKNOWN.taxState };

@@ -3,7 +3,7 @@ import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { findStopGuide } from '../../../functions/invoicing/guides/guard.ts';
 import { spacedProvider } from '../../../functions/invoicing/guides/spaced-provider.ts';
 import { getIntent } from '../../../functions/invoicing/intent-record.ts';
-import { issueIntent } from '../../../functions/invoicing/issue.ts';
+import { issueIntent, tenantDay } from '../../../functions/invoicing/issue.ts';
 import { reconcileById } from '../../../functions/invoicing/reconcile.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
 import { importWorker, invoiceReconciler } from '../../../functions/jobs.ts';
@@ -136,8 +136,8 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     await commit(writes);
     return record;
   };
-  const reconcile = async (intentId: string, at: Date) => {
-    const { writes, record } = await reconcileById(tenant.id, intentId, at, { provider, inFlightMs: 0 });
+  const reconcile = async (intentId: string, at: Date, lookupBudgetMs?: number) => {
+    const { writes, record } = await reconcileById(tenant.id, intentId, at, { provider, inFlightMs: 0, lookupBudgetMs });
     if (writes.length) await commit(writes);
     return record;
   };
@@ -251,6 +251,32 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     expect([none.status, none.body.localState, none.body.providerState], none.text).toEqual([200, 'approved', 'not_sent']);
     await runAs(invoiceReconciler.name, () => runReconciler(later(80), { inFlightMs: 0 }));
     expect((await getIntent(tenant.id, intentIds[0]!)).localState).toBe('issued');
+    expect(shippingsAt(place)).toHaveLength(1);
+  });
+
+  it('a look-up through a busy day saves its place on the intent and goes on at the next look, instead of failing at its deadline', async () => {
+    const day = tenantDay(new Date(), 'America/Santiago');
+    // 120 other shippings of the day, office and type come before ours: three pages.
+    for (let i = 0; i < 120; i++) {
+      const body = { documentTypeId: 8, officeId: 1, emissionDate: day, shippingTypeId: 1, declareSii: 1, address: `Otra ${i}`, municipality: '', city: '', recipient: `Otro ${i}`, details: [{ comment: 'Caja', quantity: 1, netUnitValue: 0 }] };
+      const made = await fetch(`${fake.apiUrl}/v1/shippings.json`, { method: 'POST', headers: { access_token: ready.token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(made.status).toBe(201);
+    }
+    const { place, intentIds } = await madeGuides(1);
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'timeout_after_apply' });
+    expect((await issue(intentIds[0]!)).localState).toBe('unknown');
+    // A budget that lets each look read one page stands for a day too long for one 8 s look.
+    const offsets: number[] = [];
+    let at = later(1);
+    let record = await reconcile(intentIds[0]!, at, 0);
+    for (let look = 0; look < 5 && record.localState === 'unknown'; look++) {
+      offsets.push(record.shippingLookup!.progress!.offset);
+      expect(Date.parse(record.reconcileDueAt!) - at.getTime()).toBe(60_000); // the next run goes on
+      at = later(2 + look);
+      record = await reconcile(intentIds[0]!, at, 0);
+    }
+    expect(offsets.slice(0, 2)).toEqual([50, 100]);
+    expect([record.localState, record.externalDocumentId, record.shippingLookup?.progress]).toEqual(['issued', String(shippingsAt(place)[0]!.guide.id), null]);
     expect(shippingsAt(place)).toHaveLength(1);
   });
 });
