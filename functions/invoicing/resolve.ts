@@ -31,7 +31,11 @@ export const resolveIntent = async (tenantId: string, intentId: string, document
   if (intent.localState !== 'unknown') throw new InvalidTransitionError('resolved', intent.localState);
   if (intent.documentKind !== 'dispatch_guide') throw new InvalidTransitionError('resolved by hand (only dispatch guides are)', `${intent.localState} ${intent.documentKind}`);
   const lookup = intent.shippingLookup ? { ...intent.shippingLookup, progress: null, ambiguous: null } : null;
-  if (documentId === null) return moveTo(intent, NOT_SENT, now, { externalDocumentId: null, shippingLookup: lookup });
+  if (documentId === null) {
+    // The provider answered this guide's shipping: a guide exists, and "none" would send a second one.
+    if (intent.externalDocumentId) throw new InvalidGuideDocumentError(intent.externalDocumentId, 'the provider answered this guide’s shipping with this guide, so one exists: name it');
+    return moveTo(intent, NOT_SENT, now, { shippingLookup: lookup });
+  }
   const connection = await activeConnection(tenantId, intent.connectionId);
   const session = await providerSession(connection);
   const document = await (provider ?? billingProvider(connection.origin)).getDocument(session, documentId);

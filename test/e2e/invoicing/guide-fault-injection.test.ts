@@ -155,8 +155,15 @@ describe('issuing dispatch guides under provider faults and crashes, with a prov
         if (heldNow.length > 0) {
           expect(twinStops).toBe(true);
           expect(heldNow.every((i) => (i.shippingLookup?.ambiguous?.length ?? 0) >= 2)).toBe(true);
-          const listed = await tenant.call(admin, 'GET', '/v1/customer-finance/invoice-intents?localState=unknown&limit=100');
-          expect(listed.body.items.map((i: { id: string }) => i.id)).toEqual(expect.arrayContaining(heldNow.map((i) => i.id)));
+          // Listed for the admin (a filtered page reads at most 1,000 intents: follow the cursor).
+          const listed: string[] = [];
+          for (let after = ''; ; ) {
+            const page = await tenant.call(admin, 'GET', `/v1/customer-finance/invoice-intents?localState=unknown&limit=100${after ? `&after=${after}` : ''}`);
+            listed.push(...page.body.items.map((i: { id: string }) => i.id));
+            if (!page.body.nextCursor) break;
+            after = page.body.nextCursor;
+          }
+          expect(listed).toEqual(expect.arrayContaining(heldNow.map((i) => i.id)));
           // The admin settles each with a guide no other intent holds, or with null when none is left.
           for (const intent of heldNow) {
             const taken = new Set((await intents()).map((i) => i.externalDocumentId).filter(Boolean));
