@@ -61,7 +61,7 @@ export const resolveOperation = defineOperation({
   responses: {
     200: { description: 'The intent with the document’s states (issued, provider_recorded or rejected), or approved when none exists', schema: InvoiceIntent },
     409: { description: '`invalid_state` (not an unknown dispatch guide), `document_claimed` (another guide intent holds that document), `connection_revoked`' },
-    422: { description: '`invalid_guide_document`: the provider has no such document, or it is not of the guide’s type' },
+    422: { description: '`invalid_guide_document`: the provider has no such document, it is not of the guide’s type, or null names no guide where the provider already answered one' },
     503: { description: '`provider_unavailable`: the provider could not answer; nothing changed' },
   },
   handle: async ({ params, body, caller }) => {
