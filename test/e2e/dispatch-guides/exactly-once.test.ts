@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { findStopGuide } from '../../../functions/invoicing/guides/guard.ts';
 import { spacedProvider } from '../../../functions/invoicing/guides/spaced-provider.ts';
-import { getIntent } from '../../../functions/invoicing/intent-record.ts';
+import { getIntent, saveIntent } from '../../../functions/invoicing/intent-record.ts';
 import { issueIntent, tenantDay } from '../../../functions/invoicing/issue.ts';
 import { reconcileById } from '../../../functions/invoicing/reconcile.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
@@ -277,6 +277,24 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     }
     expect(offsets.slice(0, 2)).toEqual([50, 100]);
     expect([record.localState, record.externalDocumentId, record.shippingLookup?.progress]).toEqual(['issued', String(shippingsAt(place)[0]!.guide.id), null]);
+    expect(shippingsAt(place)).toHaveLength(1);
+  });
+
+  it('an internal transfer goes with its destination office and no client, and its lost send is found all the same', async () => {
+    const place = `once-${crypto.randomUUID().slice(0, 8)}`;
+    const { route } = await guideRoute(tenant, operator, driver, [{ connectionId: ready.connectionId, customerId: ready.customerId, municipality: place }]);
+    await commit((await createRouteGuides(caller(), route.id, 'internal_transfer')).writes);
+    const intentId = (await findStopGuide(tenant.id, route.id, route.stops[0]!.id))!.intentId;
+    // The route endpoint names the destination office (decisions 16, the guides' own change); here it is written on the intent.
+    const intent = await getIntent(tenant.id, intentId);
+    await commit([saveIntent({ ...intent, destinationOfficeId: '2' }, { version: intent.version, localState: intent.localState })]);
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'timeout_after_apply' });
+    expect((await issue(intentId)).localState).toBe('unknown');
+    const sent = shippingsAt(place);
+    expect(sent.map((s) => [s.destinationOfficeId, s.shipping_type.id])).toEqual([[2, '5']]);
+    expect(fake.documents(ready.token).find((d) => String(d.id) === String(sent[0]!.guide.id))!.client).toBeNull();
+    const found = await reconcile(intentId, later(1));
+    expect([found.localState, found.externalDocumentId]).toEqual(['issued', String(sent[0]!.guide.id)]);
     expect(shippingsAt(place)).toHaveLength(1);
   });
 });
