@@ -23,7 +23,8 @@ import {
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 import { sandboxData } from './sandbox-data.ts';
-import { SandboxRaceError, sandboxDocuments, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
+import { SandboxFaults, type SandboxOperation } from './sandbox-faults.ts';
+import { SandboxRaceError, sandboxDocuments, shippingOf, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
 
 /** The sandbox's consent page hands out codes of this form; nothing else is accepted. */
 const CODE = /^sbx\.([0-9]{1,9}-[0-9K])\.([0-9a-f]{16,64})$/;
@@ -35,20 +36,7 @@ const matchesStock = (stock: Record<string, unknown>, filter: StockFilter): bool
 
 export const sandboxCode = (clientCode: string): string => `sbx.${clientCode}.${randomBytes(16).toString('hex')}`;
 
-export type SandboxOperation = 'exchangeCode' | 'list' | 'issueDocument' | 'createReturn' | 'createShipping' | 'getDocument' | 'findDocumentsBySalesId' | 'listShippings';
-
-/**
- * Faults a test switches on: `error_before_apply` answers "unknown" (a 500) without doing
- * anything, `timeout_after_apply` does the work and then answers "unknown" (a timeout), `refuse`
- * answers a definitive 400, `slow` waits `delayMs` and then answers normally.
- */
-export interface SandboxFault {
-  operation: SandboxOperation;
-  kind: 'error_before_apply' | 'timeout_after_apply' | 'refuse' | 'slow';
-  delayMs?: number;
-  /** How many calls it hits. @default every call until cleared */
-  times?: number;
-}
+export type { SandboxFault, SandboxOperation } from './sandbox-faults.ts';
 
 /**
  * `sandbox-v1`: a provider for trying the service without an account, and for tests. Data is
@@ -58,12 +46,7 @@ export interface SandboxFault {
  */
 export class SandboxProvider implements BillingProvider {
   readonly origin = 'sandbox-v1' as const;
-  private faultList: SandboxFault[] = [];
-
-  readonly faults = {
-    add: (fault: SandboxFault): void => void this.faultList.push({ ...fault }),
-    clear: (): void => void (this.faultList = []),
-  };
+  readonly faults = new SandboxFaults();
 
   /** What the sandbox holds for a connection: the invoicing tests read it. */
   recorded(owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[]; shippings: ProviderShipping[] }> {
@@ -75,21 +58,10 @@ export class SandboxProvider implements BillingProvider {
     return (await sandboxDocuments.document(owner, documentId))?.references ?? [];
   }
 
-  private async fault(operation: SandboxOperation): Promise<SandboxFault['kind'] | undefined> {
-    const index = this.faultList.findIndex((f) => f.operation === operation);
-    if (index < 0) return undefined;
-    const fault = this.faultList[index]!;
-    if (fault.times !== undefined && --fault.times <= 0) this.faultList.splice(index, 1);
-    if (fault.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
-    if (fault.kind === 'error_before_apply') throw new ProviderUnavailableError('server_error', 500);
-    if (fault.kind === 'refuse') throw new ProviderRefusedError(400, 'refused by a sandbox fault');
-    return fault.kind;
-  }
-
   /** Runs `apply`, honouring a fault switched on for `operation`; a caller past its deadline gets nothing done. */
   private async run<T>(operation: SandboxOperation, apply: () => T | Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) throw new ProviderUnavailableError('timeout');
-    const kind = await this.fault(operation);
+    const kind = await this.faults.take(operation);
     if (signal?.aborted) throw new ProviderUnavailableError('timeout');
     const result = await apply();
     if (kind === 'timeout_after_apply') throw new ProviderUnavailableError('timeout');
@@ -224,18 +196,7 @@ export class SandboxProvider implements BillingProvider {
       const internal = data.shippingTypes.map(shapes.readShippingType).find((t) => t.id === input.shippingTypeId)?.useDestinationOffice ?? false;
       if (internal && !input.destinationOfficeId) throw new ProviderRefusedError(400, 'destinationOfficeId is required for an internal transfer');
       const { document, details, ids } = await this.newDocument(owner, input, 2);
-      const value: ProviderShipping = {
-        id: ids[1]!,
-        guideId: document.id,
-        shippingTypeId: input.shippingTypeId,
-        officeId: input.officeId,
-        shippingDate: input.emissionDate,
-        address: input.address || null,
-        municipality: input.municipality || null,
-        city: input.city || null,
-        recipient: input.recipient || null,
-        details: input.details.map((line) => ({ quantity: line.quantity, variantId: line.variantId ?? null, note: line.variantId ? null : (line.comment ?? null) })),
-      };
+      const value = shippingOf(ids[1]!, document.id, input);
       try {
         await sandboxDocuments.addShipping(owner, input.salesId, value, { document, details, credited: {}, version: 1 });
       } catch (error) {
@@ -253,15 +214,11 @@ export class SandboxProvider implements BillingProvider {
   listShippings(session: ProviderSession, filter: ShippingFilter, request: PageRequest = {}): Promise<Page<ProviderShipping>> {
     return this.run('listShippings', async () => {
       const owner = this.ownerOf(session);
-      const all = (await sandboxDocuments.recorded(owner)).shippings
-        .filter((s) => s.shippingDate === filter.shippingDate && s.officeId === filter.officeId && s.shippingTypeId === filter.shippingTypeId)
-        .sort((a, b) => Number(a.id) - Number(b.id));
+      const all = await sandboxDocuments.shippingsOf(owner, filter);
       const offset = request.offset ?? 0;
       const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
       const slice = all.slice(offset, offset + limit);
-      const items = await Promise.all(
-        slice.map(async (s) => ({ ...s, guide: s.guideId ? ((await sandboxDocuments.document(owner, s.guideId))?.document ?? null) : null, details: s.details ?? null })),
-      );
+      const items = await Promise.all(slice.map((s) => sandboxDocuments.expanded(owner, s)));
       return { items, count: all.length, nextOffset: offset + limit < all.length ? offset + slice.length : null };
     }, request.signal);
   }
