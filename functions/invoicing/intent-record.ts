@@ -6,6 +6,7 @@ import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import type { InvoiceIntent, InvoiceLine, LocalState, Transfer } from './schemas.ts';
+import type { ShippingLookup } from './guides/shipping-lookup.ts';
 
 export const INTENT_ENTITY = 'invoiceIntent';
 
@@ -47,9 +48,11 @@ export interface IntentRecord extends Omit<InvoiceIntent, 'documentNumber' | 'di
   routeId?: string;
   stopId?: string;
   transfer?: Transfer;
-  /** An internal transfer's receiving office (decisions 16); the guide then names no client. */
-  destinationOfficeId?: string | null;
   shipping?: ShippingTarget;
+  /** An internal transfer's receiving office (decisions 16): sent as destinationOfficeId, and then no client. */
+  destinationOfficeId?: string | null;
+  /** A guide's shipping type and its look-up at the provider (docs/guides-exactly-once.md). */
+  shippingLookup?: ShippingLookup | null;
   /** The party's provider id (the document's clientId). */
   customerExternalId: string | null;
   submission: Submission | null;
@@ -121,8 +124,19 @@ export const getIntent = async (tenantId: string, intentId: string): Promise<Int
   return record;
 };
 
-export const listIntents = (tenantId: string, after: string | undefined, limit: number): Promise<Page<IntentRecord>> =>
-  queryPage({ pk: tenantPk(tenantId), prefix: keys.invoiceIntentPrefix, after, limit }, fromItem, (r) => r.id);
+/** A page of intents; `localState` keeps those in that state (the guides held `unknown` for an admin), reading at most 1,000 items a page. */
+export const listIntents = (tenantId: string, after: string | undefined, limit: number, localState?: LocalState): Promise<Page<IntentRecord>> =>
+  queryPage(
+    {
+      pk: tenantPk(tenantId),
+      prefix: keys.invoiceIntentPrefix,
+      after,
+      limit,
+      ...(localState ? { filter: { FilterExpression: 'localState = :state', ExpressionAttributeValues: { ':state': localState } }, maxItemsRead: 1_000 } : {}),
+    },
+    fromItem,
+    (r) => r.id,
+  );
 
 export const insertIntent = (record: IntentRecord): Write => ({
   item: { Put: { TableName: tableName(), Item: toItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },

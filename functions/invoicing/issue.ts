@@ -10,7 +10,7 @@ import type { IssueSettings } from '../integrations/schemas.ts';
 import { ConnectionNotReadyError, InvalidTransitionError } from './errors.ts';
 import { guideMoveWrite } from './guides/guard.ts';
 import { getIntent, saveIntent, type IntentRecord, type Submission } from './intent-record.ts';
-import { ISSUE_DEADLINE_MS, providerSession, sendOnce, withDeadline, type SendProgress } from './provider-calls.ts';
+import { ISSUE_DEADLINE_MS, providerSession, sendOnce, shippingTypeOf, withDeadline, type SendProgress } from './provider-calls.ts';
 import { documentStates, moveTo, NOT_SENT, REFUSED, RECONCILE_AFTER_SECONDS, UNKNOWN } from './state.ts';
 import { addSeconds } from '../../shared/clock.ts';
 
@@ -81,6 +81,8 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
     updatedAt: at,
     reconcileDueAt: nowIso(addSeconds(now, RECONCILE_AFTER_SECONDS)),
     reconcileAttempts: 0,
+    // A guide's shipping type is fixed by its first send (the look-up filters by it); each send starts a fresh look-up.
+    ...(intent.documentKind === 'dispatch_guide' ? { shippingLookup: { shippingTypeId: shippingTypeOf(intent, settings), progress: null, ambiguous: null } } : {}),
   };
   // Only one caller gets past this write: the others find the intent no longer approved (409).
   // It carries the member's audit entry: a function that dies after the provider call still names who issued.
@@ -92,11 +94,13 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
 
   const progress: SendProgress = {};
   try {
-    const document = await withDeadline(sendOnce(provider, session, submitting, submission, settings, credited, progress), options.deadlineMs ?? ISSUE_DEADLINE_MS);
+    const document = await withDeadline((signal) => sendOnce(provider, session, submitting, submission, settings, credited, progress, signal), options.deadlineMs ?? ISSUE_DEADLINE_MS);
     return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number });
   } catch (error) {
     // The provider accepted the return: its credit note exists or will, so nothing but that document settles it.
     if (progress.returnId) return moveTo(submitting, UNKNOWN, now, { providerReturnId: progress.returnId, externalDocumentId: progress.creditNoteId ?? null });
+    // The shipping exists: whatever failed after its POST (a 4xx, 401 or 5xx on reading its guide) is never "refused" or "not sent" (decisions 16).
+    if (progress.shippingId) return moveTo(submitting, UNKNOWN, now, { externalDocumentId: progress.guideId ?? null });
     if (error instanceof ProviderUnavailableError) return moveTo(submitting, UNKNOWN, now);
     // A 401 is answered before anything is applied: nothing exists to find, it can be sent again.
     if (error instanceof ProviderTokenRejectedError) return moveTo(submitting, NOT_SENT, now);

@@ -1,9 +1,11 @@
 import { defineOperation } from '../../shared/http/operation.ts';
-import { IdParams, PageQuery } from '../../shared/http/schemas.ts';
+import { IdParams } from '../../shared/http/schemas.ts';
 import { createIntent } from './create.ts';
 import { getIntent, listIntents, toIntent, toLine } from './intent-record.ts';
 import { issueIntent } from './issue.ts';
 import { reconcileById } from './reconcile.ts';
+import { resolveOperation } from './resolve.ts';
+import { IntentPageQuery } from './resolve-schemas.ts';
 import { CreateIntentBody, InvoiceIntent, InvoiceIntentPage, InvoiceLines, VersionBody } from './schemas.ts';
 import { moveIntent, type Move } from './transitions.ts';
 
@@ -45,10 +47,10 @@ export const listIntentsOperation = defineOperation({
   summary: 'List invoice intents, oldest first',
   tag,
   permission: 'invoices.read',
-  query: PageQuery,
-  responses: { 200: { description: 'A page of intents', schema: InvoiceIntentPage } },
+  query: IntentPageQuery,
+  responses: { 200: { description: 'A page of intents (with `localState`, only those in it; a page may then hold fewer than `limit` and still have a cursor)', schema: InvoiceIntentPage } },
   handle: async ({ query, caller }) => {
-    const page = await listIntents(caller.tenantId, query.after, query.limit);
+    const page = await listIntents(caller.tenantId, query.after, query.limit, query.localState);
     return { status: 200, body: { items: page.items.map(toIntent), nextCursor: page.nextCursor } };
   },
 });
@@ -152,4 +154,5 @@ export const invoicingOperations = [
   issueOperation,
   reconcileOperation,
   cancelOperation,
+  resolveOperation,
 ];

@@ -17,22 +17,34 @@ export const providerSession = async (connection: ConnectionRecord): Promise<Pro
 /** decisions 9: issue waits at most 8 s for the provider, then answers the intent as unknown. */
 export const ISSUE_DEADLINE_MS = 8_000;
 
-/** Races a provider call against the deadline: past it, the answer is "unknown" (it may still apply). */
-export const withDeadline = async <T>(call: Promise<T>, deadlineMs: number): Promise<T> => {
+/**
+ * Races provider calls against the deadline: past it, the answer is "unknown" (what was sent may
+ * still apply). The deadline also aborts the calls' signal before anyone learns of it, so nothing
+ * waiting its turn (the connection's spacing, a 429's wait) is sent after the intent left
+ * `submitting`, and a request in flight is cut.
+ */
+export const withDeadline = async <T>(call: (signal: AbortSignal) => Promise<T>, deadlineMs: number): Promise<T> => {
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProviderUnavailableError('timeout')), deadlineMs);
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new ProviderUnavailableError('timeout'));
+    }, deadlineMs);
   });
-  call.catch(() => undefined); // a call that fails after the deadline is not an unhandled rejection
+  const running = call(controller.signal);
+  running.catch(() => undefined); // a call that fails after the deadline is not an unhandled rejection
   try {
-    return await Promise.race([call, deadline]);
+    return await Promise.race([running, deadline]);
   } finally {
     clearTimeout(timer);
+    // Settled either way: whatever of it still waits must not leave now.
+    controller.abort();
   }
 };
 
 /** One POST of the document (provider-chile.md "Issuing a document"), salesId = correlationId. */
-const issueDocument = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission, settings: IssueSettings): Promise<ProviderDocument> => {
+const issueDocument = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission, settings: IssueSettings, signal?: AbortSignal): Promise<ProviderDocument> => {
   const { value } = await provider.issueDocument(session, {
     documentTypeId: submission.documentTypeId,
     officeId: submission.officeId,
@@ -43,7 +55,7 @@ const issueDocument = async (provider: BillingProvider, session: ProviderSession
     dispatch: settings.dispatchStock && !intent.guideReferences?.length && intent.lines.some((line) => line.variantExternalId !== null),
     details: documentDetails(intent, settings),
     ...(intent.guideReferences?.length ? { references: intent.guideReferences } : {}),
-  });
+  }, { signal });
   return value;
 };
 
@@ -56,8 +68,9 @@ const documentDetails = (intent: IntentRecord, settings: IssueSettings) =>
     taxId: settings.vatTaxId,
   }));
 
-/** The provider's shipping type for why the goods move (issue settings `shippingTypeIds`). */
-const shippingTypeOf = (intent: IntentRecord, settings: IssueSettings): string => {
+/** The provider's shipping type for why the goods move (issue settings `shippingTypeIds`); fixed on the intent by its first send. */
+export const shippingTypeOf = (intent: IntentRecord, settings: IssueSettings): string => {
+  if (intent.shippingLookup?.shippingTypeId) return intent.shippingLookup.shippingTypeId;
   const types = settings.shippingTypeIds;
   if (!types) throw new ProviderRefusedError(400, 'the connection has no shipping types');
   if (intent.transfer === 'internal_transfer') return types.internalTransfer;
@@ -66,11 +79,20 @@ const shippingTypeOf = (intent: IntentRecord, settings: IssueSettings): string =
 };
 
 /**
- * A dispatch guide (provider-chile.md "Dispatch guides"): one shipping per salesId, whose `guide`
- * is the guide document, then that document for its folio and tax state. The intent's
- * externalDocumentId is the guide document's id, not the shipping's.
+ * A dispatch guide (provider-chile.md "Dispatch guides"): one shipping, whose `guide` is the guide
+ * document, then that document for its folio and tax state. The intent's externalDocumentId is
+ * the guide document's id, not the shipping's. Once the POST answered, the shipping exists:
+ * `progress` says so, and nothing that fails after it may send the guide again.
  */
-const issueGuide = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission, settings: IssueSettings): Promise<ProviderDocument> => {
+const issueGuide = async (
+  provider: BillingProvider,
+  session: ProviderSession,
+  intent: IntentRecord,
+  submission: Submission,
+  settings: IssueSettings,
+  progress: SendProgress,
+  signal?: AbortSignal,
+): Promise<ProviderDocument> => {
   const shipping = intent.shipping;
   const { value } = await provider.createShipping(session, {
     documentTypeId: submission.documentTypeId,
@@ -78,16 +100,20 @@ const issueGuide = async (provider: BillingProvider, session: ProviderSession, i
     emissionDate: submission.emissionDate,
     shippingTypeId: shippingTypeOf(intent, settings),
     salesId: intent.correlationId,
-    clientId: intent.customerExternalId,
+    // An internal transfer names its receiving office and no client (decisions 16).
+    clientId: intent.destinationOfficeId ? null : intent.customerExternalId,
+    ...(intent.destinationOfficeId ? { destinationOfficeId: intent.destinationOfficeId } : {}),
     address: shipping?.address ?? '',
     municipality: shipping?.municipality ?? '',
     city: shipping?.city ?? '',
     recipient: shipping?.recipient ?? '',
     details: documentDetails(intent, settings),
-  });
-  // A shipping without its guide yet: unknown, and the lookup by salesId finds the guide later.
+  }, { signal });
+  progress.shippingId = value.id;
+  progress.guideId = value.guideId;
+  // A shipping without its guide yet: unknown, and the look-up finds the guide later.
   if (!value.guideId) throw new ProviderUnavailableError('bad_answer');
-  const document = await provider.getDocument(session, value.guideId);
+  const document = await provider.getDocument(session, value.guideId, { signal });
   if (!document) throw new ProviderUnavailableError('bad_answer');
   return document;
 };
@@ -103,9 +129,10 @@ const issueReturn = async (
   credited: IntentRecord,
   submission: Submission,
   progress: SendProgress,
+  signal?: AbortSignal,
 ): Promise<ProviderDocument> => {
   if (!credited.externalDocumentId) throw new ProviderRefusedError(400, 'the credited invoice has no provider document');
-  const details = await provider.getDocumentDetails(session, credited.externalDocumentId);
+  const details = await provider.getDocumentDetails(session, credited.externalDocumentId, { signal });
   const byPosition = new Map(details.map((detail, index) => [detail.lineNumber ?? index + 1, detail.id]));
   const { value } = await provider.createReturn(session, {
     documentTypeId: submission.documentTypeId,
@@ -120,12 +147,12 @@ const issueReturn = async (
       if (!detailId) throw new ProviderRefusedError(400, `the credited document has no line ${line.creditedPosition}`);
       return { documentDetailId: detailId, quantity: quantityToWire(toMicro(line.quantity)) };
     }),
-  });
+  }, { signal });
   progress.returnId = value.id;
   progress.creditNoteId = value.creditNoteId;
   const documentId = value.creditNoteId;
   if (!documentId) throw new ProviderUnavailableError('bad_answer');
-  const document = await provider.getDocument(session, documentId);
+  const document = await provider.getDocument(session, documentId, { signal });
   if (!document) throw new ProviderUnavailableError('bad_answer');
   return document;
 };
@@ -134,6 +161,9 @@ const issueReturn = async (
 export interface SendProgress {
   returnId?: string;
   creditNoteId?: string | null;
+  /** A guide's shipping, once the provider answered its POST, and the guide document it named. */
+  shippingId?: string;
+  guideId?: string | null;
 }
 
 export const sendOnce = (
@@ -144,21 +174,22 @@ export const sendOnce = (
   settings: IssueSettings,
   credited: IntentRecord | undefined,
   progress: SendProgress = {},
+  signal?: AbortSignal,
 ): Promise<ProviderDocument> => {
-  if (intent.documentKind === 'credit_note') return issueReturn(provider, session, intent, credited!, submission, progress);
-  if (intent.documentKind === 'dispatch_guide') return issueGuide(provider, session, intent, submission, settings);
-  return issueDocument(provider, session, intent, submission, settings);
+  if (intent.documentKind === 'credit_note') return issueReturn(provider, session, intent, credited!, submission, progress, signal);
+  if (intent.documentKind === 'dispatch_guide') return issueGuide(provider, session, intent, submission, settings, progress, signal);
+  return issueDocument(provider, session, intent, submission, settings, signal);
 };
 
 const DAY = 86_400;
 
-/** A lookup that never creates: the document this intent's salesId made, if the provider holds one. */
-export const lookUp = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission): Promise<ProviderDocument | undefined> => {
+/** A lookup that never creates: the document this intent's salesId made, if the provider holds one (documents and returns, not guides). */
+export const lookUp = async (provider: BillingProvider, session: ProviderSession, intent: IntentRecord, submission: Submission, signal?: AbortSignal): Promise<ProviderDocument | undefined> => {
   const found = await provider.findDocumentsBySalesId(session, {
     salesId: intent.correlationId,
     documentTypeId: submission.documentTypeId,
     emissionDateFrom: submission.emissionDate - DAY,
     emissionDateTo: submission.emissionDate + DAY,
-  });
+  }, { signal });
   return found[0];
 };

@@ -4,6 +4,7 @@ import type { ProviderDocument } from '../../shared/ports/billing-provider/port.
 import type { Write } from '../../shared/table/transaction.ts';
 import { adjustLedger, readLedger, saveLedger } from './credits.ts';
 import { releaseGuides } from './from-guides.ts';
+import { claimWrite } from './guides/claims.ts';
 import { guideMoveWrite } from './guides/guard.ts';
 import { saveIntent, type IntentRecord } from './intent-record.ts';
 import type { LocalState, ProviderState, TaxState } from './schemas.ts';
@@ -45,16 +46,24 @@ const dueAt = (states: States, attempts: number, now: Date, kind: IntentRecord['
   return null;
 };
 
+export interface MoveOptions {
+  /** When the reconciler looks next, instead of the states' backoff (a look-up under way: the next run; held for an admin: never). */
+  dueAt?: string | null;
+}
+
 /**
  * The intent moved to `states` (version + 1), with what the move causes in the same transaction:
- * the event when it becomes issued or rejected, and for a rejected credit note the release of
- * the quantities it held on the credited invoice.
+ * the event when it becomes issued or rejected, for a rejected credit note the release of the
+ * quantities it held on the credited invoice, and for a guide taking a provider document the
+ * claim that keeps that document from a second intent. A guide's look-up progress alone is saved
+ * without a new version.
  */
 export const moveTo = async (
   current: IntentRecord,
   states: States,
   now: Date,
-  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission' | 'providerReturnId' | 'documentNumber'>> = {},
+  extra: Partial<Pick<IntentRecord, 'externalDocumentId' | 'submission' | 'providerReturnId' | 'documentNumber' | 'shippingLookup'>> = {},
+  options: MoveOptions = {},
 ): Promise<{ record: IntentRecord; writes: Write[] }> => {
   const sameState = states.localState === current.localState;
   // A poll that learns nothing new only moves the next look: the client's version stays.
@@ -74,10 +83,13 @@ export const moveTo = async (
     version: unchanged ? current.version : current.version + 1,
     updatedAt: unchanged ? current.updatedAt : nowIso(now),
     documentNumber: extra.documentNumber ?? current.documentNumber ?? null,
-    reconcileDueAt: dueAt(states, attempts, now, current.documentKind),
+    reconcileDueAt: options.dueAt !== undefined ? options.dueAt : dueAt(states, attempts, now, current.documentKind),
     reconcileAttempts: attempts,
   };
   const writes: Write[] = [saveIntent(record, { version: current.version, localState: current.localState })];
+  if (record.documentKind === 'dispatch_guide' && record.externalDocumentId && record.externalDocumentId !== current.externalDocumentId) {
+    writes.push(claimWrite(record, record.externalDocumentId, record.updatedAt));
+  }
   // A guide's stop shows its state and folio: rewritten with every move that changes them.
   if (!unchanged) writes.push(...guideMoveWrite(record));
   if (!sameState && (states.localState === 'issued' || states.localState === 'rejected')) {

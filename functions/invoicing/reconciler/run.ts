@@ -189,7 +189,9 @@ export const runReconciler = async (now: Date = new Date(), options: RunOptions 
       const intent = await findIntent(entry.tenantId, entry.id);
       // A dispatch guide nobody issued (its message lost, its worker dead) or sent back to approved: issued here, same path.
       if (intent?.localState === 'approved' && intent.documentKind === 'dispatch_guide') {
-        const issued = await issueGuideIntent(intent, now, { provider: options.provider, deadlineMs: limits.lookDeadlineMs, requestId: runId, action: GUIDE_RECONCILER_AUDIT_ACTION });
+        // Stamped with the time of this send (the run's clock moved on by what the run took), not the run's start.
+        const sendAt = new Date(now.getTime() + (Date.now() - started));
+        const issued = await issueGuideIntent(intent, sendAt, { provider: options.provider, deadlineMs: limits.lookDeadlineMs, requestId: runId, action: GUIDE_RECONCILER_AUDIT_ACTION });
         if (issued) run.moved++;
         if (issued?.localState === 'unknown') failing.add(connectionKey(entry));
         return;
@@ -197,7 +199,7 @@ export const runReconciler = async (now: Date = new Date(), options: RunOptions 
       if (!intent || !RECONCILABLE.has(intent.localState)) return;
       const connection = (await connections.record(entry))!;
       const session = await connections.session(entry, connection);
-      const { record, writes } = await withDeadline(reconcileIntent(intent, now, { ...options, connection, session }), limits.lookDeadlineMs);
+      const { record, writes } = await withDeadline((signal) => reconcileIntent(intent, now, { ...options, connection, session, signal }), limits.lookDeadlineMs);
       if (writes.length === 0) return;
       await commit([...writes, auditWrite({ tenantId: record.tenantId, actorId: SYSTEM_ACTOR_ID, action: RECONCILE_AUDIT_ACTION, resourceId: record.id, requestId: runId, now })]);
       run.moved++;

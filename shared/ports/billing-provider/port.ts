@@ -4,6 +4,10 @@
  * here are the provider-chile.md fields, with ids as decimal strings and empty strings as null,
  * so that both implementations and every caller read them the same way.
  */
+import type { CreateShippingInput, ProviderShipping, ShippingFilter } from './shipping-shapes.ts';
+
+export type * from './shipping-shapes.ts';
+
 export const providerOrigins = ['sandbox-v1', 'provider-chile-v1'] as const;
 export type ProviderOrigin = (typeof providerOrigins)[number];
 
@@ -108,6 +112,8 @@ export interface ProviderDocument {
   urlPdf: string | null;
   /** Unix seconds of the day at 00:00 UTC. */
   emissionDate: number | null;
+  /** The document's client (`client.id`), when the answer names one; absent where the source never says. */
+  clientId?: string | null;
 }
 
 export interface DocumentDetail {
@@ -165,7 +171,11 @@ export interface DocumentReference {
   number: string;
   /** Unix seconds of its emission day at 00:00 UTC. */
   referenceDate: number;
-  /** The referenced document's SII code (52 for a dispatch guide). */
+  /**
+   * The referenced document's SII code (52 for a dispatch guide). Sent as `codeSii` (the
+   * provider's name, provider-chile.md corrected); this field keeps its old name because stored
+   * intents carry it.
+   */
   dteCodeSii: number;
   reason: string;
 }
@@ -182,30 +192,13 @@ export interface IssueDocumentInput {
   references?: DocumentReference[];
 }
 
-/** A shipping (`POST /v1/shippings.json`): its guide is a document of the dispatch guide type (codeSii 52). */
-export interface CreateShippingInput {
-  /** The guide's document type (codeSii 52). */
-  documentTypeId: string;
-  officeId: string;
-  emissionDate: number;
-  shippingTypeId: string;
-  salesId: string;
-  clientId?: string | null;
-  address: string;
-  /** The comuna; empty when unknown. */
-  municipality: string;
-  city: string;
-  recipient: string;
-  /** As a document's; `netUnitValue` 0 where no price is given. */
-  details: IssueDocumentInput['details'];
-}
-
-export interface ProviderShipping {
-  id: string;
-  /** The guide document's id: read it with getDocument. */
-  guideId: string | null;
-  shippingTypeId: string | null;
-  officeId: string | null;
+/**
+ * What a caller may pass to a single call: its own deadline. An aborted signal means nothing is
+ * sent (a call waiting its turn or a 429's wait ends as "unknown", reason timeout) and a request
+ * in flight is cut.
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
 }
 
 export interface CreateReturnInput {
@@ -254,12 +247,17 @@ export interface BillingProvider {
   listClients(session: ProviderSession, page?: PageRequest): Promise<Page<Client>>;
   listContacts(session: ProviderSession, clientId: string, page?: PageRequest): Promise<Page<Contact>>;
   /** Sends a document once per salesId: a repeat answers the earlier document (`created: false`). */
-  issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>>;
-  getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined>;
-  getDocumentDetails(session: ProviderSession, documentId: string): Promise<DocumentDetail[]>;
+  issueDocument(session: ProviderSession, input: IssueDocumentInput, options?: CallOptions): Promise<Issued<ProviderDocument>>;
+  getDocument(session: ProviderSession, documentId: string, options?: CallOptions): Promise<ProviderDocument | undefined>;
+  getDocumentDetails(session: ProviderSession, documentId: string, options?: CallOptions): Promise<DocumentDetail[]>;
   /** A lookup that never creates: the documents of that type and dates whose salesId matches. */
-  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]>;
-  createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>>;
-  /** POST /v1/shippings.json once per salesId: a repeat answers the earlier shipping (created: false). */
-  createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>>;
+  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput, options?: CallOptions): Promise<ProviderDocument[]>;
+  createReturn(session: ProviderSession, input: CreateReturnInput, options?: CallOptions): Promise<Issued<ProviderReturn>>;
+  /**
+   * POST /v1/shippings.json. The provider documents no salesId de-duplication for shippings:
+   * every call may make a shipping and a guide (`created` is the answer's 201, nothing more).
+   */
+  createShipping(session: ProviderSession, input: CreateShippingInput, options?: CallOptions): Promise<Issued<ProviderShipping>>;
+  /** One page of `GET /v1/shippings.json` by the documented filters, expanded with guide and details: a look-up that never creates. */
+  listShippings(session: ProviderSession, filter: ShippingFilter, page?: PageRequest): Promise<Page<ProviderShipping>>;
 }

@@ -2,6 +2,7 @@ import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableEr
 import {
   PAGE_LIMIT,
   type BillingProvider,
+  type CallOptions,
   type CreateReturnInput,
   type CreateShippingInput,
   type FindDocumentsInput,
@@ -14,9 +15,11 @@ import {
   type ProviderReturn,
   type ProviderSession,
   type ProviderShipping,
+  type ShippingFilter,
   type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
+import { detailsBody, MAX_PAGES_PER_CALL, readAnswer, readCapped, retryAfter, trimSlash, type Answer, type Raw } from './provider-chile-wire.ts';
 
 export interface ProviderChileSettings {
   apiUrl: string;
@@ -30,72 +33,7 @@ export interface ProviderChileSettings {
   maxPagesPerCall?: number;
 }
 
-/** The most of one answer read (a provider or proxy gone wrong cannot fill the function's memory). */
-export const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
-/** Pages one port call reads (5,000 items at the provider's 50 per page): an endless `next` ends. */
-export const MAX_PAGES_PER_CALL = 100;
-
-type Raw = Record<string, unknown>;
-
-interface Answer {
-  status: number;
-  body: Raw;
-}
-
-const trimSlash = (url: string): string => url.replace(/\/+$/, '');
-
-/**
- * One resource out of a 2xx answer. An answer that cannot be read (no id, say) is the provider's
- * fault, not ours: "unavailable, bad answer" (503, retried; a POST's outcome then counts as
- * unknown and is looked up by salesId), never a TypeError that would answer 500.
- */
-const readAnswer = <T>(answer: Answer, read: (raw: Raw) => T): T => {
-  try {
-    return read(answer.body);
-  } catch (error) {
-    if (error instanceof TypeError) throw new ProviderUnavailableError('bad_answer', answer.status);
-    throw error;
-  }
-};
-
-/** The answer's text, refused as unknown ("too_large") past MAX_ANSWER_BYTES, declared or streamed. */
-const readCapped = async (response: Response): Promise<string> => {
-  const tooLarge = () => new ProviderUnavailableError('too_large', response.status);
-  if (Number(response.headers.get('content-length')) > MAX_ANSWER_BYTES) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-};
-
-/** A document's or shipping's lines as the provider takes them. */
-const detailsBody = (details: IssueDocumentInput['details']) =>
-  details.map((line) => ({
-    ...(line.variantId ? { variantId: Number(line.variantId) } : { comment: line.comment ?? '' }),
-    quantity: line.quantity,
-    netUnitValue: line.netUnitValue,
-    // A string holding a JSON list, as the provider takes it; no tax issues the line exempt.
-    ...(line.taxId ? { taxId: `[${line.taxId}]` } : {}),
-  }));
-
-const retryAfter = (headers: Headers): number => {
-  const seconds = Number(headers.get('retry-after'));
-  return Number.isInteger(seconds) && seconds > 0 && seconds <= 3600 ? seconds : 5;
-};
+export { MAX_ANSWER_BYTES, MAX_PAGES_PER_CALL } from './provider-chile-wire.ts';
 
 /**
  * `provider-chile-v1`: the provider's HTTP API as provider-chile.md describes it. Every call has a
@@ -117,11 +55,12 @@ export class ProviderChile implements BillingProvider {
   }
 
   /** Every page of a list, at most maxPages of them: a provider that never stops saying `next` is an unknown answer. */
-  private async allPages<T>(read: (offset: number) => Promise<Page<T>>): Promise<T[]> {
+  private async allPages<T>(read: (offset: number) => Promise<Page<T>>, signal?: AbortSignal): Promise<T[]> {
     const items: T[] = [];
     let offset: number | null = 0;
     for (let pages = 0; offset !== null; pages++) {
       if (pages >= this.maxPages) throw new ProviderUnavailableError('too_large');
+      if (signal?.aborted) throw new ProviderUnavailableError('timeout');
       const page: Page<T> = await read(offset);
       items.push(...page.items);
       offset = page.nextOffset;
@@ -133,6 +72,8 @@ export class ProviderChile implements BillingProvider {
   private async send(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown; signal?: AbortSignal }): Promise<Answer & { headers: Headers }> {
     let response: Response;
     let text: string;
+    // A caller past its deadline sends nothing (a POST that waited its turn must not leave late).
+    if (init.signal?.aborted) throw new ProviderUnavailableError('timeout');
     try {
       response = await fetch(url, {
         method: init.method,
@@ -219,7 +160,7 @@ export class ProviderChile implements BillingProvider {
   listContacts = (session: ProviderSession, clientId: string, page?: PageRequest) =>
     this.page(session, `/v1/clients/${encodeURIComponent(clientId)}/contacts.json`, shapes.readContact, page);
 
-  async issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>> {
+  async issueDocument(session: ProviderSession, input: IssueDocumentInput, options: CallOptions = {}): Promise<Issued<ProviderDocument>> {
     const body = {
       documentTypeId: Number(input.documentTypeId),
       officeId: Number(input.officeId),
@@ -229,35 +170,37 @@ export class ProviderChile implements BillingProvider {
       ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
       ...(input.dispatch ? { dispatch: 1 } : {}),
       details: detailsBody(input.details),
-      // provider-chile.md's names (the provider's own documentation calls dteCodeSii `codeSii`).
+      // The provider's name is `codeSii` (provider-chile.md corrected; `dteCodeSii` is not documented).
       ...(input.references?.length
-        ? { references: input.references.map((r) => ({ number: r.number, referenceDate: r.referenceDate, dteCodeSii: r.dteCodeSii, reason: r.reason })) }
+        ? { references: input.references.map((r) => ({ number: r.number, referenceDate: r.referenceDate, codeSii: r.dteCodeSii, reason: r.reason })) }
         : {}),
     };
-    const answer = await this.api(session, 'POST', '/v1/documents.json', body);
+    const answer = await this.api(session, 'POST', '/v1/documents.json', body, options.signal);
     return { created: answer.status === 201, value: readAnswer(answer, shapes.readDocument) };
   }
 
-  async getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
+  async getDocument(session: ProviderSession, documentId: string, options: CallOptions = {}): Promise<ProviderDocument | undefined> {
     try {
-      return readAnswer(await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`), shapes.readDocument);
+      return readAnswer(await this.api(session, 'GET', `/v1/documents/${encodeURIComponent(documentId)}.json`, undefined, options.signal), shapes.readDocument);
     } catch (error) {
       if (error instanceof ProviderRefusedError && error.providerStatus === 404) return undefined;
       throw error;
     }
   }
 
-  getDocumentDetails(session: ProviderSession, documentId: string) {
-    return this.allPages((offset) => this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset }));
+  getDocumentDetails(session: ProviderSession, documentId: string, options: CallOptions = {}) {
+    const { signal } = options;
+    return this.allPages((offset) => this.page(session, `/v1/documents/${encodeURIComponent(documentId)}/details.json`, shapes.readDocumentDetail, { offset, signal }), signal);
   }
 
-  async findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
+  async findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput, options: CallOptions = {}): Promise<ProviderDocument[]> {
+    const { signal } = options;
     const filters = { documenttypeid: input.documentTypeId, emissiondaterange: `[${input.emissionDateFrom},${input.emissionDateTo}]` };
-    const documents = await this.allPages((offset) => this.page(session, '/v1/documents.json', shapes.readDocument, { offset }, filters));
+    const documents = await this.allPages((offset) => this.page(session, '/v1/documents.json', shapes.readDocument, { offset, signal }, filters), signal);
     return documents.filter((doc) => doc.salesId === input.salesId);
   }
 
-  async createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {
+  async createReturn(session: ProviderSession, input: CreateReturnInput, options: CallOptions = {}): Promise<Issued<ProviderReturn>> {
     const body = {
       documentTypeId: Number(input.documentTypeId),
       officeId: Number(input.officeId),
@@ -272,11 +215,17 @@ export class ProviderChile implements BillingProvider {
       ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
       details: input.details.map((d) => ({ documentDetailId: Number(d.documentDetailId), quantity: d.quantity, unitValue: 0 })),
     };
-    const answer = await this.api(session, 'POST', '/v1/returns.json', body);
+    const answer = await this.api(session, 'POST', '/v1/returns.json', body, options.signal);
     return { created: answer.status === 201, value: readAnswer(answer, shapes.readReturn) };
   }
 
-  async createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>> {
+  /**
+   * POST /v1/shippings.json (provider-chile.md, "Dispatch guides"). salesId is sent but the
+   * provider documents no de-duplication by it: a second call may make a second guide. An
+   * internal transfer sends `destinationOfficeId` and no client.
+   */
+  async createShipping(session: ProviderSession, input: CreateShippingInput, options: CallOptions = {}): Promise<Issued<ProviderShipping>> {
+    const destination = input.destinationOfficeId ? { destinationOfficeId: Number(input.destinationOfficeId) } : null;
     const body = {
       documentTypeId: Number(input.documentTypeId),
       officeId: Number(input.officeId),
@@ -284,7 +233,7 @@ export class ProviderChile implements BillingProvider {
       shippingTypeId: Number(input.shippingTypeId),
       declareSii: 1,
       salesId: input.salesId,
-      ...(input.clientId ? { clientId: Number(input.clientId) } : {}),
+      ...(destination ?? (input.clientId ? { clientId: Number(input.clientId) } : {})),
       address: input.address,
       municipality: input.municipality,
       city: input.city,
@@ -292,7 +241,16 @@ export class ProviderChile implements BillingProvider {
       dispatch: 1,
       details: detailsBody(input.details),
     };
-    const answer = await this.api(session, 'POST', '/v1/shippings.json', body);
+    const answer = await this.api(session, 'POST', '/v1/shippings.json', body, options.signal);
     return { created: answer.status === 201, value: readAnswer(answer, shapes.readShipping) };
   }
+
+  /** `GET /v1/shippings.json?shippingdate&officeid&shippingtypeid&expand=[guide,details]`, one page. */
+  listShippings = (session: ProviderSession, filter: ShippingFilter, page?: PageRequest) =>
+    this.page(session, '/v1/shippings.json', shapes.readShipping, page, {
+      shippingdate: String(filter.shippingDate),
+      officeid: filter.officeId,
+      shippingtypeid: filter.shippingTypeId,
+      expand: '[guide,details]',
+    });
 }

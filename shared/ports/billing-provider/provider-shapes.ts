@@ -1,4 +1,4 @@
-import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, ProviderShipping, ShippingType, StockLevel, Tax, Variant } from './port.ts';
+import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, ProviderShipping, ShippingDetail, ShippingType, StockLevel, Tax, Variant } from './port.ts';
 
 /**
  * The provider's JSON (provider-chile.md) read into the port's shapes. The HTTP adapter reads its
@@ -134,6 +134,7 @@ export const readDocument = (raw: Raw): ProviderDocument => ({
   taxAmount: num(raw.taxAmount),
   urlPdf: text(raw.urlPdf),
   emissionDate: num(raw.emissionDate),
+  clientId: id(raw.client),
 });
 
 export const readDocumentDetail = (raw: Raw): DocumentDetail => ({
@@ -158,9 +159,43 @@ export const readShippingType = (raw: Raw): ShippingType => ({
   active: active(raw),
 });
 
-export const readShipping = (raw: Raw): ProviderShipping => ({
-  id: requiredId(raw.id, 'shipping'),
-  guideId: id(raw.guide),
-  shippingTypeId: id(raw.shipping_type),
-  officeId: id(raw.office),
+const readShippingDetail = (raw: Raw): ShippingDetail => ({
+  quantity: quantity(raw.quantity, 'shipping detail'),
+  variantId: id(raw.variant),
+  note: text(raw.note),
 });
+
+/** An expanded relation carries more than `{href, id}`; a bare link is not expanded. */
+const expanded = (value: unknown): value is Raw => !!value && typeof value === 'object' && Object.keys(value as Raw).some((k) => k !== 'href' && k !== 'id');
+
+/**
+ * A shipping; with `expand=[guide,details]` also its guide document and lines. A guide or a line
+ * that cannot be read leaves `guide` / `details` null: a look-up then cannot match it and says so.
+ */
+export const readShipping = (raw: Raw): ProviderShipping => {
+  let guide: ProviderDocument | null = null;
+  let details: ShippingDetail[] | null = null;
+  try {
+    if (expanded(raw.guide)) guide = readDocument(raw.guide);
+  } catch {
+    guide = null;
+  }
+  const items = (raw.details as Raw | undefined)?.items;
+  if (Array.isArray(items)) {
+    const read = readEach(items, readShippingDetail);
+    details = read.invalid.length === 0 ? read.items : null;
+  }
+  return {
+    id: requiredId(raw.id, 'shipping'),
+    guideId: id(raw.guide),
+    shippingTypeId: id(raw.shipping_type),
+    officeId: id(raw.office),
+    shippingDate: num(raw.shippingDate),
+    address: text(raw.address),
+    municipality: text(raw.municipality),
+    city: text(raw.city),
+    recipient: text(raw.recipient),
+    guide,
+    details,
+  };
+};

@@ -3,7 +3,7 @@ import { StateConflictError } from '../../errors.ts';
 import { table, tableName } from '../../table/client.ts';
 import { keys } from '../../table/keys.ts';
 import { commit, type Write } from '../../table/transaction.ts';
-import type { DocumentDetail, DocumentReference, ProviderDocument, ProviderReturn, ProviderSession, ProviderShipping } from './port.ts';
+import type { CreateShippingInput, DocumentDetail, DocumentReference, ProviderDocument, ProviderReturn, ProviderSession, ProviderShipping, ShippingFilter } from './port.ts';
 
 export type SandboxOwner = NonNullable<ProviderSession['owner']>;
 
@@ -36,6 +36,20 @@ const get = async (owner: SandboxOwner, sk: string): Promise<Record<string, unkn
 const put = (owner: SandboxOwner, sk: string, item: Record<string, unknown>, condition: string, values?: Record<string, unknown>): Write => ({
   item: { Put: { TableName: tableName(), Item: { ...key(owner, sk), entity: 'sandboxDocument', ...item }, ConditionExpression: condition, ...(values ? { ExpressionAttributeValues: values } : {}) } },
   onConditionFailed: () => new SandboxRaceError(),
+});
+
+/** A new shipping as the provider answers it (empty text as null), with the lines it was sent with. */
+export const shippingOf = (id: string, guideId: string, input: CreateShippingInput): ProviderShipping => ({
+  id,
+  guideId,
+  shippingTypeId: input.shippingTypeId,
+  officeId: input.officeId,
+  shippingDate: input.emissionDate,
+  address: input.address || null,
+  municipality: input.municipality || null,
+  city: input.city || null,
+  recipient: input.recipient || null,
+  details: input.details.map((line) => ({ quantity: line.quantity, variantId: line.variantId ?? null, note: line.variantId ? null : (line.comment ?? null) })),
 });
 
 /**
@@ -94,6 +108,19 @@ export const sandboxDocuments = {
       put(owner, SALE(guide.document.documentTypeId!, salesId), { documentId: guide.document.id }, 'attribute_not_exists(pk)'),
       put(owner, DOC(guide.document.id), { ...guide }, 'attribute_not_exists(pk)'),
     ]),
+
+  /** The connection's shippings of one day, office and type, ids ascending (`GET /v1/shippings.json`'s filters). */
+  shippingsOf: async (owner: SandboxOwner, filter: ShippingFilter): Promise<ProviderShipping[]> =>
+    (await sandboxDocuments.recorded(owner)).shippings
+      .filter((s) => s.shippingDate === filter.shippingDate && s.officeId === filter.officeId && s.shippingTypeId === filter.shippingTypeId)
+      .sort((a, b) => Number(a.id) - Number(b.id)),
+
+  /** A shipping with its guide document and lines, as `expand=[guide,details]` answers it. */
+  expanded: async (owner: SandboxOwner, shipping: ProviderShipping): Promise<ProviderShipping> => ({
+    ...shipping,
+    guide: shipping.guideId ? ((await sandboxDocuments.document(owner, shipping.guideId))?.document ?? null) : null,
+    details: shipping.details ?? null,
+  }),
 
   /** Everything the connection holds (tests and the local stack's pages read it). */
   recorded: async (owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[]; shippings: ProviderShipping[] }> => {

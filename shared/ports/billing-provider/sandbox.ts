@@ -3,6 +3,7 @@ import { ProviderRefusedError, ProviderUnavailableError } from './errors.ts';
 import {
   PAGE_LIMIT,
   type BillingProvider,
+  type CallOptions,
   type CreateReturnInput,
   type CreateShippingInput,
   type DocumentDetail,
@@ -17,11 +18,13 @@ import {
   type ProviderReturn,
   type ProviderSession,
   type ProviderShipping,
+  type ShippingFilter,
   type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 import { sandboxData } from './sandbox-data.ts';
-import { SandboxRaceError, sandboxDocuments, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
+import { SandboxFaults, type SandboxOperation } from './sandbox-faults.ts';
+import { SandboxRaceError, sandboxDocuments, shippingOf, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
 
 /** The sandbox's consent page hands out codes of this form; nothing else is accepted. */
 const CODE = /^sbx\.([0-9]{1,9}-[0-9K])\.([0-9a-f]{16,64})$/;
@@ -33,20 +36,7 @@ const matchesStock = (stock: Record<string, unknown>, filter: StockFilter): bool
 
 export const sandboxCode = (clientCode: string): string => `sbx.${clientCode}.${randomBytes(16).toString('hex')}`;
 
-export type SandboxOperation = 'exchangeCode' | 'list' | 'issueDocument' | 'createReturn' | 'createShipping' | 'getDocument' | 'findDocumentsBySalesId';
-
-/**
- * Faults a test switches on: `error_before_apply` answers "unknown" (a 500) without doing
- * anything, `timeout_after_apply` does the work and then answers "unknown" (a timeout), `refuse`
- * answers a definitive 400, `slow` waits `delayMs` and then answers normally.
- */
-export interface SandboxFault {
-  operation: SandboxOperation;
-  kind: 'error_before_apply' | 'timeout_after_apply' | 'refuse' | 'slow';
-  delayMs?: number;
-  /** How many calls it hits. @default every call until cleared */
-  times?: number;
-}
+export type { SandboxFault, SandboxOperation } from './sandbox-faults.ts';
 
 /**
  * `sandbox-v1`: a provider for trying the service without an account, and for tests. Data is
@@ -56,12 +46,7 @@ export interface SandboxFault {
  */
 export class SandboxProvider implements BillingProvider {
   readonly origin = 'sandbox-v1' as const;
-  private faultList: SandboxFault[] = [];
-
-  readonly faults = {
-    add: (fault: SandboxFault): void => void this.faultList.push({ ...fault }),
-    clear: (): void => void (this.faultList = []),
-  };
+  readonly faults = new SandboxFaults();
 
   /** What the sandbox holds for a connection: the invoicing tests read it. */
   recorded(owner: SandboxOwner): Promise<{ documents: ProviderDocument[]; returns: ProviderReturn[]; shippings: ProviderShipping[] }> {
@@ -73,20 +58,11 @@ export class SandboxProvider implements BillingProvider {
     return (await sandboxDocuments.document(owner, documentId))?.references ?? [];
   }
 
-  private async fault(operation: SandboxOperation): Promise<SandboxFault['kind'] | undefined> {
-    const index = this.faultList.findIndex((f) => f.operation === operation);
-    if (index < 0) return undefined;
-    const fault = this.faultList[index]!;
-    if (fault.times !== undefined && --fault.times <= 0) this.faultList.splice(index, 1);
-    if (fault.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
-    if (fault.kind === 'error_before_apply') throw new ProviderUnavailableError('server_error', 500);
-    if (fault.kind === 'refuse') throw new ProviderRefusedError(400, 'refused by a sandbox fault');
-    return fault.kind;
-  }
-
-  /** Runs `apply`, honouring a fault switched on for `operation`. */
-  private async run<T>(operation: SandboxOperation, apply: () => T | Promise<T>): Promise<T> {
-    const kind = await this.fault(operation);
+  /** Runs `apply`, honouring a fault switched on for `operation`; a caller past its deadline gets nothing done. */
+  private async run<T>(operation: SandboxOperation, apply: () => T | Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new ProviderUnavailableError('timeout');
+    const kind = await this.faults.take(operation);
+    if (signal?.aborted) throw new ProviderUnavailableError('timeout');
     const result = await apply();
     if (kind === 'timeout_after_apply') throw new ProviderUnavailableError('timeout');
     return result;
@@ -152,7 +128,7 @@ export class SandboxProvider implements BillingProvider {
   listContacts = (s: ProviderSession, clientId: string, p?: PageRequest) =>
     this.page(s, (c) => sandboxData(c).clients.find((client) => String(client.id) === clientId)?.contacts ?? [], shapes.readContact, p);
 
-  issueDocument(session: ProviderSession, input: IssueDocumentInput): Promise<Issued<ProviderDocument>> {
+  issueDocument(session: ProviderSession, input: IssueDocumentInput, options: CallOptions = {}): Promise<Issued<ProviderDocument>> {
     return this.run('issueDocument', async () => {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId);
@@ -168,7 +144,7 @@ export class SandboxProvider implements BillingProvider {
         return { created: false, value: (await sandboxDocuments.bySale(owner, input.documentTypeId, input.salesId))!.document };
       }
       return { created: true, value: document };
-    });
+    }, options.signal);
   }
 
   /** A new document with its lines and totals (not stored), and `idCount` new ids (the document's first). */
@@ -202,9 +178,10 @@ export class SandboxProvider implements BillingProvider {
 
   /**
    * A shipping and its guide (a document of the codeSii 52 type, found by findDocumentsBySalesId
-   * and getDocument as every document), one per salesId as at the provider.
+   * and getDocument as every document). The sandbox still keeps one per salesId (stricter than the
+   * provider promises); invoicing does not rely on it (docs/guides-exactly-once.md).
    */
-  createShipping(session: ProviderSession, input: CreateShippingInput): Promise<Issued<ProviderShipping>> {
+  createShipping(session: ProviderSession, input: CreateShippingInput, options: CallOptions = {}): Promise<Issued<ProviderShipping>> {
     return this.run('createShipping', async () => {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.shippingBySale(owner, input.salesId);
@@ -216,8 +193,10 @@ export class SandboxProvider implements BillingProvider {
       if (!data.shippingTypes.map(shapes.readShippingType).some((t) => t.id === input.shippingTypeId && t.active)) throw new ProviderRefusedError(400, 'unknown shippingTypeId');
       if (!data.offices.map(shapes.readOffice).some((o) => o.id === input.officeId && o.active)) throw new ProviderRefusedError(400, 'unknown officeId');
       if (input.address.trim() === '') throw new ProviderRefusedError(400, 'address is required');
+      const internal = data.shippingTypes.map(shapes.readShippingType).find((t) => t.id === input.shippingTypeId)?.useDestinationOffice ?? false;
+      if (internal && !input.destinationOfficeId) throw new ProviderRefusedError(400, 'destinationOfficeId is required for an internal transfer');
       const { document, details, ids } = await this.newDocument(owner, input, 2);
-      const value: ProviderShipping = { id: ids[1]!, guideId: document.id, shippingTypeId: input.shippingTypeId, officeId: input.officeId };
+      const value = shippingOf(ids[1]!, document.id, input);
       try {
         await sandboxDocuments.addShipping(owner, input.salesId, value, { document, details, credited: {}, version: 1 });
       } catch (error) {
@@ -228,30 +207,43 @@ export class SandboxProvider implements BillingProvider {
         throw new ProviderUnavailableError('server_error', 409);
       }
       return { created: true, value };
-    });
+    }, options.signal);
   }
 
-  getDocument(session: ProviderSession, documentId: string): Promise<ProviderDocument | undefined> {
-    return this.run('getDocument', async () => (await sandboxDocuments.document(this.ownerOf(session), documentId))?.document);
+  /** The connection's shippings of that day, office and type, ids ascending, with their guide and lines (expand=[guide,details]). */
+  listShippings(session: ProviderSession, filter: ShippingFilter, request: PageRequest = {}): Promise<Page<ProviderShipping>> {
+    return this.run('listShippings', async () => {
+      const owner = this.ownerOf(session);
+      const all = await sandboxDocuments.shippingsOf(owner, filter);
+      const offset = request.offset ?? 0;
+      const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
+      const slice = all.slice(offset, offset + limit);
+      const items = await Promise.all(slice.map((s) => sandboxDocuments.expanded(owner, s)));
+      return { items, count: all.length, nextOffset: offset + limit < all.length ? offset + slice.length : null };
+    }, request.signal);
   }
 
-  getDocumentDetails(session: ProviderSession, documentId: string): Promise<DocumentDetail[]> {
+  getDocument(session: ProviderSession, documentId: string, options: CallOptions = {}): Promise<ProviderDocument | undefined> {
+    return this.run('getDocument', async () => (await sandboxDocuments.document(this.ownerOf(session), documentId))?.document, options.signal);
+  }
+
+  getDocumentDetails(session: ProviderSession, documentId: string, options: CallOptions = {}): Promise<DocumentDetail[]> {
     return this.run('getDocument', async () => {
       const stored = await sandboxDocuments.document(this.ownerOf(session), documentId);
       if (!stored) throw new ProviderRefusedError(404, 'no such document');
       return stored.details;
-    });
+    }, options.signal);
   }
 
-  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput): Promise<ProviderDocument[]> {
+  findDocumentsBySalesId(session: ProviderSession, input: FindDocumentsInput, options: CallOptions = {}): Promise<ProviderDocument[]> {
     return this.run('findDocumentsBySalesId', async () => {
       const stored = await sandboxDocuments.bySale(this.ownerOf(session), input.documentTypeId, input.salesId);
       const date = stored?.document.emissionDate ?? 0;
       return stored && date >= input.emissionDateFrom && date <= input.emissionDateTo ? [stored.document] : [];
-    });
+    }, options.signal);
   }
 
-  createReturn(session: ProviderSession, input: CreateReturnInput): Promise<Issued<ProviderReturn>> {
+  createReturn(session: ProviderSession, input: CreateReturnInput, options: CallOptions = {}): Promise<Issued<ProviderReturn>> {
     return this.run('createReturn', async () => {
       const owner = this.ownerOf(session);
       const earlier = await sandboxDocuments.returnBySale(owner, input.salesId);
@@ -296,6 +288,6 @@ export class SandboxProvider implements BillingProvider {
         throw new ProviderUnavailableError('server_error', 409);
       }
       return { created: true, value };
-    });
+    }, options.signal);
   }
 }

@@ -10,7 +10,9 @@ import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld 
 
 /**
  * decisions 14's "a second guide for one stop must never exist": concurrent calls, routes past
- * one transaction's 100 items, a request that died between its chunks, a queue message lost.
+ * one transaction's 100 items, a request that died between its chunks, a queue message lost. The
+ * fake makes a shipping per POST whatever its salesId (decisions 16): what happens when a send is
+ * lost is in test/e2e/invoicing/guides-once.test.ts.
  */
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 

@@ -51,7 +51,8 @@ describe('dispatch guides of a route (decisions 14)', () => {
     expect(intent.externalDocumentId).toBe(String(shipping.guide.id));
     expect(intent.externalDocumentId).not.toBe(String(shipping.id));
     const guide = fake.documents(ready.token).find((d) => String(d.id) === String(shipping.guide.id))!;
-    expect([String(guide.number), guide.salesId, String(guide.document_type.id), String(guide.client?.id)]).toEqual([shown.number, intent.correlationId, '8', '2']);
+    // The provider keeps no salesId on a shipping's guide (decisions 16).
+    expect([String(guide.number), guide.salesId, String(guide.document_type.id), String(guide.client?.id)]).toEqual([shown.number, null, '8', '2']);
     expect(fake.details(ready.token, guide.id).map((d) => [d.quantity, d.netUnitValue])).toEqual([[2, 18990], [0.5, 2490]]);
     // The order without goods got nothing; the third's address had no comuna or city: empty strings.
     expect(fake.shippings(ready.token).find((s) => s.recipient === 'Recibe 2')).toMatchObject({ municipality: 'Quinta Normal' });
@@ -79,7 +80,7 @@ describe('dispatch guides of a route (decisions 14)', () => {
     expect(again.body).toEqual(once.body);
     await waitForGuides(tenant, admin, route.id, 2);
     const intents = await Promise.all(once.body.items.map(async (i: { intentId: string }) => (await tenant.call(admin, 'GET', `${PREFIX}/${i.intentId}`)).body));
-    for (const intent of intents) expect(fake.shippings(ready.token).filter((s) => s.salesId === intent.correlationId).map((s) => s.shipping_type.id)).toEqual(['5']);
+    for (const intent of intents) expect(fake.shippings(ready.token).filter((s) => s.salesId === intent.correlationId).map((s) => s.shipping_type.id)).toEqual(['6']);
   });
 
   it('answers 409 invalid_state unless the route is assigned, and only an admin may ask', async () => {

@@ -51,8 +51,8 @@ describe('invoices made from guides through provider-chile-v1 (real adapter, fak
     expect(issued.body).toMatchObject({ localState: 'issued', dispatchGuideIds: [first.id, second.id] });
     const documentId = Number(issued.body.externalDocumentId);
     expect(fake.references(ready.token, documentId)).toEqual([
-      { number: first.documentNumber, referenceDate: GUIDE_DAY, dteCodeSii: 52, reason: '' },
-      { number: second.documentNumber, referenceDate: GUIDE_DAY, dteCodeSii: 52, reason: '' },
+      { number: first.documentNumber, referenceDate: GUIDE_DAY, codeSii: 52, reason: '' },
+      { number: second.documentNumber, referenceDate: GUIDE_DAY, codeSii: 52, reason: '' },
     ]);
     const document = fake.documents(ready.token).filter((d) => d.salesId === invoice.correlationId);
     expect(document).toHaveLength(1);

@@ -50,7 +50,7 @@ describe('an invoice made from the guides a route issued', () => {
     const documents = fake.documents(ready.token);
     const guideDocument = (id: string) => documents.find((d) => String(d.id) === id)!;
     expect(fake.references(ready.token, Number(issued.body.externalDocumentId))).toEqual(
-      guides.map((g) => ({ number: g.documentNumber, referenceDate: guideDocument(g.externalDocumentId).emissionDate, dteCodeSii: 52, reason: '' })),
+      guides.map((g) => ({ number: g.documentNumber, referenceDate: guideDocument(g.externalDocumentId).emissionDate, codeSii: 52, reason: '' })),
     );
     expect(guides.map((g) => String(guideDocument(g.externalDocumentId).number))).toEqual(guides.map((g) => g.documentNumber));
     expect((await invoiceOf([guides[1].id], '39225')).body.code).toBe('guide_already_invoiced');

@@ -55,24 +55,49 @@ describe('provider-chile-v1 dispatch guides against the fake provider', () => {
     expect((await adapter.listShippingTypes(session)).items).toHaveLength(9);
   });
 
-  it('creates a shipping and its guide once per salesId: a repeat answers the earlier shipping', async () => {
+  it('creates a shipping and its guide on every call: a repeated salesId is a second shipping (the provider promises nothing else)', async () => {
     const made = await adapter.createShipping(session, shipping('guide-1'));
     expect(made.created).toBe(true);
-    expect(made.value).toMatchObject({ shippingTypeId: '1', officeId: '1' });
+    expect(made.value).toMatchObject({ shippingTypeId: '1', officeId: '1', shippingDate: DAY, address: 'Av. Los Leones 1200', recipient: 'Rosa Contreras' });
     const guide = await adapter.getDocument(session, made.value.guideId!);
-    expect(guide).toMatchObject({ salesId: 'guide-1', documentTypeId: GUIDE_TYPE, informedSii: 0, emissionDate: DAY });
+    expect(guide).toMatchObject({ salesId: null, documentTypeId: GUIDE_TYPE, informedSii: 0, emissionDate: DAY, clientId: '2' });
     expect(guide!.number).toMatch(/^[1-9][0-9]*$/);
     const again = await adapter.createShipping(session, shipping('guide-1', { recipient: 'Otra persona' }));
-    expect(again).toEqual({ created: false, value: made.value });
-    expect(fake.shippings(session.accessToken).filter((s) => s.salesId === 'guide-1')).toHaveLength(1);
-    expect(fake.documents(session.accessToken).filter((d) => d.salesId === 'guide-1')).toHaveLength(1);
-    // The lookup that never creates is the documents lookup of the guide type.
-    const found = await adapter.findDocumentsBySalesId(session, { salesId: 'guide-1', documentTypeId: GUIDE_TYPE, emissionDateFrom: DAY, emissionDateTo: DAY });
-    expect(found).toEqual([guide]);
+    expect(again.created).toBe(true);
+    expect(again.value.id).not.toBe(made.value.id);
+    expect(fake.shippings(session.accessToken).filter((s) => s.salesId === 'guide-1')).toHaveLength(2);
     // The body on the wire, as provider-chile.md lists it.
     const sent = fake.shippings(session.accessToken).find((s) => s.salesId === 'guide-1')!;
     expect(sent).toMatchObject({ address: 'Av. Los Leones 1200', municipality: 'Providencia', city: 'Santiago', recipient: 'Rosa Contreras', shippingDate: DAY });
     expect((await adapter.getDocumentDetails(session, guide!.id)).map((d) => [d.quantity, d.netUnitValue])).toEqual([[2, 1000], [3, 0]]);
+  });
+
+  it('lists the day’s shippings of an office and type, expanded with the guide and the lines, page by page', async () => {
+    const day = DAY + 10 * 86_400;
+    for (let i = 0; i < 52; i++) await adapter.createShipping(session, shipping(`list-${i}`, { emissionDate: day, recipient: `R${i}` }));
+    await adapter.createShipping(session, shipping('list-other', { emissionDate: day, shippingTypeId: '6' }));
+    const filter = { shippingDate: day, officeId: '1', shippingTypeId: '1' };
+    const first = await adapter.listShippings(session, filter, { offset: 0 });
+    expect(fake.requests.at(-1)!.path).toContain(`shippingdate=${day}&officeid=1&shippingtypeid=1&expand=%5Bguide%2Cdetails%5D`);
+    expect([first.items.length, first.count, first.nextOffset]).toEqual([50, 52, 50]);
+    expect(first.items[0]).toMatchObject({ recipient: 'R0', shippingDate: day, guide: { documentTypeId: GUIDE_TYPE, clientId: '2' } });
+    expect(first.items[0]!.details).toEqual([{ quantity: 2, variantId: '5', note: null }, { quantity: 3, variantId: null, note: 'Cajas retornables' }]);
+    const rest = await adapter.listShippings(session, filter, { offset: 50 });
+    expect([rest.items.map((s) => s.recipient), rest.nextOffset]).toEqual([['R50', 'R51'], null]);
+  });
+
+  it('an internal transfer sends destinationOfficeId and no client', async () => {
+    const made = await adapter.createShipping(session, shipping('transfer-1', { shippingTypeId: '5', destinationOfficeId: '2' }));
+    expect(fake.shippings(session.accessToken).find((s) => s.salesId === 'transfer-1')).toMatchObject({ destinationOfficeId: 2 });
+    expect(await adapter.getDocument(session, made.value.guideId!)).toMatchObject({ clientId: null });
+    await expect(adapter.createShipping(session, shipping('transfer-2', { shippingTypeId: '5' }))).rejects.toBeInstanceOf(ProviderRefusedError);
+  });
+
+  it('sends nothing for a call whose signal was aborted before it left', async () => {
+    const before = fake.shippings(session.accessToken).length;
+    const error = await adapter.createShipping(session, shipping('aborted-1'), { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect((error as ProviderUnavailableError).reason).toBe('timeout');
+    expect(fake.shippings(session.accessToken)).toHaveLength(before);
   });
 
   it('reads a refusal as a refusal, and 429, 5xx, timeouts and resets as unknown', async () => {
@@ -89,15 +114,14 @@ describe('provider-chile-v1 dispatch guides against the fake provider', () => {
     expect(fake.shippings(session.accessToken).some((s) => s.salesId === 'guide-2' || s.salesId === 'guide-bad')).toBe(false);
   });
 
-  it('reports a timeout after the provider kept the shipping as unknown; the guide lookup then finds it and a retry answers it', async () => {
+  it('reports a timeout after the provider kept the shipping as unknown; the shipping look-up then finds it', async () => {
+    const day = DAY + 20 * 86_400;
     fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'timeout_after_apply' });
-    const error = await adapterWith({ timeoutMs: 300 }).createShipping(session, shipping('guide-3')).catch((e: unknown) => e);
+    const error = await adapterWith({ timeoutMs: 300 }).createShipping(session, shipping('guide-3', { emissionDate: day })).catch((e: unknown) => e);
     expect((error as ProviderUnavailableError).reason).toBe('timeout');
-    const found = await adapter.findDocumentsBySalesId(session, { salesId: 'guide-3', documentTypeId: GUIDE_TYPE, emissionDateFrom: DAY, emissionDateTo: DAY });
-    expect(found).toHaveLength(1);
-    const retry = await adapter.createShipping(session, shipping('guide-3'));
-    expect(retry.created).toBe(false);
-    expect(retry.value.guideId).toBe(found[0]!.id);
+    const found = await adapter.listShippings(session, { shippingDate: day, officeId: '1', shippingTypeId: '1' });
+    expect(found.items).toHaveLength(1);
+    expect(found.items[0]!.guideId).toBe(String(fake.shippings(session.accessToken).find((s) => s.salesId === 'guide-3')!.guide.id));
   });
 
   it('sends references on the invoice: the guide’s folio, its date and SII code 52', async () => {
@@ -113,7 +137,8 @@ describe('provider-chile-v1 dispatch guides against the fake provider', () => {
       references: [{ number: guide.number!, referenceDate: guide.emissionDate!, dteCodeSii: 52, reason: '' }],
     };
     const issued = await adapter.issueDocument(session, invoice);
-    expect(fake.references(session.accessToken, Number(issued.value.id))).toEqual([{ number: guide.number, referenceDate: DAY, dteCodeSii: 52, reason: '' }]);
+    // On the wire as the provider names it: codeSii.
+    expect(fake.references(session.accessToken, Number(issued.value.id))).toEqual([{ number: guide.number, referenceDate: DAY, codeSii: 52, reason: '' }]);
     // Without references none are sent.
     const plain = await adapter.issueDocument(session, { ...invoice, salesId: 'invoice-plain', references: [] });
     expect(fake.references(session.accessToken, Number(plain.value.id))).toEqual([]);

@@ -21,8 +21,8 @@ export class CompanyAccount {
   readonly returns: FakeReturn[] = [];
   readonly details = new Map<number, StoredDetail[]>(); // by document id
   readonly returned = new Map<number, number>(); // quantity credited so far, by detail id
-  /** Shippings with the salesId and guide type they were created with (the provider answers neither). */
-  readonly shippings: { shipping: FakeShipping; salesId: string | null; documentTypeId: number }[] = [];
+  /** Shippings with the salesId, guide type and destination office they were sent with (the provider answers none of them). */
+  readonly shippings: { shipping: FakeShipping; salesId: string | null; documentTypeId: number; destinationOfficeId: number | null }[] = [];
   readonly references = new Map<number, FakeReference[]>(); // by document id
   private readonly folios = new Map<number, number>(); // last folio, by document type id
   informedSii: 0 | 1 | 2;

@@ -186,8 +186,9 @@ export const checkDetails = (account: CompanyAccount, details: unknown): DetailI
 };
 
 /**
- * `references` as provider-chile.md sends them: `{number, referenceDate, dteCodeSii, reason}`
- * (the folio as text or an integer, the date at 00:00 UTC, the SII code an integer).
+ * `references` as provider-chile.md (corrected) and the provider's documentation send them:
+ * `{number, referenceDate, codeSii, reason}` (the folio as text or an integer, the date at 00:00
+ * UTC, the SII code an integer). A reference without `codeSii` (the old `dteCodeSii` included) is 400.
  */
 const checkReferences = (value: unknown): FakeReference[] => {
   if (value === undefined || value === null) return [];
@@ -196,9 +197,9 @@ const checkReferences = (value: unknown): FakeReference[] => {
     if (!isObject(raw)) return fail(400, `references[${i}] must be an object`);
     const number = typeof raw.number === 'string' && raw.number.trim() !== '' ? raw.number : isInteger(raw.number) && raw.number > 0 ? String(raw.number) : fail(400, `references[${i}].number must be the referenced folio`);
     if (!isInteger(raw.referenceDate) || raw.referenceDate < 0 || raw.referenceDate % DAY !== 0) fail(400, `references[${i}].referenceDate must be Unix seconds of a day at 00:00 UTC`);
-    if (!isInteger(raw.dteCodeSii) || raw.dteCodeSii <= 0) fail(400, `references[${i}].dteCodeSii must be an SII document code`);
+    if (!isInteger(raw.codeSii) || raw.codeSii <= 0) fail(400, `references[${i}].codeSii must be an SII document code`);
     if (raw.reason !== undefined && typeof raw.reason !== 'string') fail(400, `references[${i}].reason must be a string`);
-    return { number, referenceDate: raw.referenceDate as number, dteCodeSii: raw.dteCodeSii as number, reason: (raw.reason as string | undefined) ?? '' };
+    return { number, referenceDate: raw.referenceDate as number, codeSii: raw.codeSii as number, reason: (raw.reason as string | undefined) ?? '' };
   });
 };
 

@@ -27,9 +27,12 @@ export interface ProviderFake {
   /** What was created, for assertions (documents by salesId, returns). */
   documents(accessToken: string): FakeDocument[];
   returns(accessToken: string): FakeReturn[];
-  /** Shippings in creation order, with the salesId each was created with (its guide is in `documents`). */
-  shippings(accessToken: string): (FakeShipping & { salesId: string | null })[];
-  /** The references a document was issued with (`{number, referenceDate, dteCodeSii, reason}`), [] when none. */
+  /**
+   * Shippings in creation order, with the salesId and destinationOfficeId each was sent with
+   * (the provider keeps neither: a repeated salesId makes a second shipping; its guide is in `documents`).
+   */
+  shippings(accessToken: string): (FakeShipping & { salesId: string | null; destinationOfficeId: number | null })[];
+  /** The references a document was issued with (`{number, referenceDate, codeSii, reason}`), [] when none. */
   references(accessToken: string, documentId: number): FakeReference[];
   /** A document's lines as `GET /v1/documents/{id}/details.json` lists them. */
   details(accessToken: string, documentId: number): FakeDocumentDetail[];
@@ -101,7 +104,7 @@ export async function startProviderFake(options: ProviderFakeOptions = {}): Prom
     faults: { add: (fault) => faults.add(fault), clear: () => faults.clear() },
     documents: (accessToken) => account(accessToken).documents,
     returns: (accessToken) => account(accessToken).returns,
-    shippings: (accessToken) => account(accessToken).shippings.map((s) => ({ ...s.shipping, salesId: s.salesId })),
+    shippings: (accessToken) => account(accessToken).shippings.map((s) => ({ ...s.shipping, salesId: s.salesId, destinationOfficeId: s.destinationOfficeId })),
     references: (accessToken, documentId) => account(accessToken).references.get(documentId) ?? [],
     details: (accessToken, documentId) => (account(accessToken).details.get(documentId) ?? []).map((l) => l.detail),
     setInformedSii(clientCode, value) {

@@ -1,6 +1,6 @@
 import type { CompanyAccount } from './company.ts';
 import { fail, intParam, page, rangeParam, relation } from './http.ts';
-import { readShipping, readShippingDetails } from './shippings.ts';
+import { listShippings, readShipping, readShippingDetails } from './shippings.ts';
 import type { FakeDocument } from './types.ts';
 
 /** `state=0` (or 1) filters by state, as every provider list does. */
@@ -72,6 +72,8 @@ export const readRoutes = (account: CompanyAccount, url: URL, base: string): unk
     }
     case '/v1/documents.json':
       return page(url, base, documentList(account, url));
+    case '/v1/shippings.json':
+      return listShippings(account, url, base);
   }
   let match = /^\/v1\/variants\/(\d+)\.json$/.exec(path);
   if (match) {

@@ -58,7 +58,7 @@ export interface FakeDocument {
 }
 
 /** A reference as POST /v1/documents.json takes it (provider-chile.md's names) and the fake keeps it. */
-export interface FakeReference { number: string; referenceDate: number; dteCodeSii: number; reason: string }
+export interface FakeReference { number: string; referenceDate: number; codeSii: number; reason: string }
 
 /** A shipping as the provider answers `POST /v1/shippings.json` and `GET /v1/shippings/{id}.json`. */
 export interface FakeShipping {

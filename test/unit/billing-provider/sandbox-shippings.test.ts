@@ -30,6 +30,7 @@ const shipping = (salesId: string, over: Partial<CreateShippingInput> = {}): Cre
   officeId: '1',
   emissionDate: DAY,
   shippingTypeId: '5',
+  destinationOfficeId: '2', // an internal transfer names its receiving office
   salesId,
   address: 'Camino a Melipilla 9000',
   municipality: '',
@@ -70,6 +71,12 @@ describe('sandbox-v1 dispatch guides', () => {
     const recorded = await sandbox.recorded(session.owner!);
     expect(recorded.shippings).toHaveLength(3);
     expect(recorded.documents.map((d) => d.salesId)).toEqual(['g-1', 'g-2', 'g-3']);
+    // The look-up invoicing relies on: the day's shippings of the office and type, with their guide and lines.
+    const listed = await sandbox.listShippings(session, { shippingDate: DAY, officeId: '1', shippingTypeId: '5' });
+    expect(listed.items.map((s) => s.guide?.salesId)).toEqual(['g-1', 'g-2', 'g-3']);
+    expect(listed.items[0]).toMatchObject({ address: 'Camino a Melipilla 9000', recipient: 'Bodega Sur', municipality: null, details: [{ quantity: 4, variantId: null, note: 'Pallet de harina' }] });
+    expect((await sandbox.listShippings(session, { shippingDate: DAY, officeId: '1', shippingTypeId: '6' })).items).toEqual([]);
+    await expect(sandbox.createShipping(session, shipping('g-4', { destinationOfficeId: null }))).rejects.toBeInstanceOf(ProviderRefusedError);
   }));
 
   it('refuses a type that is not a guide, an unknown shipping type or office, no address or no details', asOperator(async () => {
