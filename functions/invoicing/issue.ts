@@ -7,7 +7,8 @@ import { DEFAULT_TIME_ZONE, getTenant } from '../../shared/tenancy/tenants.ts';
 import { auditWrite } from '../../shared/audit/entry.ts';
 import { activeConnection } from '../integrations/connection-record.ts';
 import type { IssueSettings } from '../integrations/schemas.ts';
-import { ConnectionNotReadyError, InvalidTransitionError } from './errors.ts';
+import { ConnectionNotReadyError, GuidesInvoiceLateError, InvalidTransitionError } from './errors.ts';
+import { checkGuidesMonth } from './guides-month.ts';
 import { guideMoveWrite } from './guides/guard.ts';
 import { getIntent, saveIntent, type IntentRecord, type Submission } from './intent-record.ts';
 import { ISSUE_DEADLINE_MS, providerSession, sendOnce, shippingTypeOf, withDeadline, type SendProgress } from './provider-calls.ts';
@@ -27,6 +28,20 @@ const submissionType = (intent: IntentRecord, settings: IssueSettings): string =
   const type = settings.documentTypeIds.dispatchGuide ?? null;
   if (!type || !settings.shippingTypeIds) throw new ConnectionNotReadyError('the connection has no dispatch guide settings');
   return type;
+};
+
+/**
+ * An invoice of guides is dated in the guides' month whenever it is first sent (decisions 16): an
+ * intent made in the guides' month but issued after it is dated that month's last day, and one
+ * first sent after the 10th of the next month is refused before anything is committed.
+ */
+const emissionDateOf = async (intent: IntentRecord, now: Date): Promise<number> => {
+  const timeZone = (await getTenant(intent.tenantId))?.timeZone ?? DEFAULT_TIME_ZONE;
+  const guidesDay = intent.guideReferences?.[0]?.referenceDate;
+  if (guidesDay === undefined) return intent.emissionDay ?? tenantDay(now, timeZone);
+  const month = checkGuidesMonth([{ index: 0, emissionDate: guidesDay }], now, timeZone);
+  if (month.kind === 'late') throw new GuidesInvoiceLateError(month.issues);
+  return month.kind === 'ok' && month.emissionDay !== undefined ? month.emissionDay : tenantDay(now, timeZone);
 };
 
 export interface IssueOptions {
@@ -67,7 +82,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
     : {
         documentTypeId: submissionType(intent, settings),
         officeId: settings.officeId,
-        emissionDate: intent.emissionDay ?? tenantDay(now, (await getTenant(tenantId))?.timeZone ?? DEFAULT_TIME_ZONE),
+        emissionDate: await emissionDateOf(intent, now),
         firstSubmittedAt: at,
         submittedAt: at,
       };

@@ -80,7 +80,7 @@ describe('dispatch guides of a route (decisions 14)', () => {
     expect(again.body).toEqual(once.body);
     await waitForGuides(tenant, admin, route.id, 2);
     const intents = await Promise.all(once.body.items.map(async (i: { intentId: string }) => (await tenant.call(admin, 'GET', `${PREFIX}/${i.intentId}`)).body));
-    for (const intent of intents) expect(fake.shippings(ready.token).filter((s) => s.salesId === intent.correlationId).map((s) => s.shipping_type.id)).toEqual(['6']);
+    for (const intent of intents) expect(fake.shippings(ready.token).filter((s) => s.salesId === intent.correlationId).map((s) => s.shipping_type.id)).toEqual(['5']);
   });
 
   it('answers 409 invalid_state unless the route is assigned, and only an admin may ask', async () => {

@@ -41,9 +41,12 @@ describe('the dates of an invoice made from guides (tenant in America/Santiago)'
     vi.setSystemTime(new Date(iso));
     [admin, operator] = await Promise.all([tenant.member('admin'), tenant.member('operator')]);
   };
-  const issue = async (id: string) => {
+  const approve = async (id: string) => {
     expect((await tenant.call(operator, 'POST', `${PREFIX}/${id}/review`, { body: { version: 1 } })).status).toBe(200);
     expect((await tenant.call(admin, 'POST', `${PREFIX}/${id}/approve`, { body: { version: 2 } })).status).toBe(200);
+  };
+  const issue = async (id: string) => {
+    await approve(id);
     const issued = await tenant.call(admin, 'POST', `${PREFIX}/${id}/issue`);
     expect(issued.body.localState, issued.text).toBe('issued');
     return fake.documents(ready.token).find((d) => String(d.id) === issued.body.externalDocumentId)!;
@@ -71,9 +74,18 @@ describe('the dates of an invoice made from guides (tenant in America/Santiago)'
     const created = await create(guides.map((g) => g.id));
     expect(created.status, created.text).toBe(201);
     expect((await findIntent(tenant.id, created.body.id))?.emissionDay).toBe(day('2026-11-30'));
-    // Issued later still (the date was fixed at create), the provider's document is of 30 November.
-    await clockAt('2026-12-11T12:00:00Z');
+    // Issued within the same minute, the provider's document is of 30 November.
     expect((await issue(created.body.id)).emissionDate).toBe(day('2026-11-30'));
+    // One accepted on the 10th but first sent on the 11th would reach the SII late: refused, nothing sent.
+    const slow = await create([(await guideOf('2026-11-20')).id]);
+    expect(slow.status, slow.text).toBe(201);
+    await approve(slow.body.id);
+    await clockAt('2026-12-11T12:00:00Z');
+    const documents = fake.documents(ready.token).length;
+    const refused = await tenant.call(admin, 'POST', `${PREFIX}/${slow.body.id}/issue`);
+    expect([refused.status, refused.body.code], refused.text).toEqual([422, 'guides_invoice_late']);
+    expect((await findIntent(tenant.id, slow.body.id))?.localState).toBe('approved');
+    expect(fake.documents(ready.token)).toHaveLength(documents);
 
     const more = await guideOf('2026-11-15');
     await clockAt('2026-12-11T03:00:00Z');
@@ -97,6 +109,15 @@ describe('the dates of an invoice made from guides (tenant in America/Santiago)'
     // 22:30 of the 21st in Santiago, the 22nd in UTC.
     await clockAt('2026-11-22T01:30:00Z');
     expect((await issue(created.body.id)).emissionDate).toBe(day('2026-11-21'));
+  });
+
+  it('dates this month’s guides’ invoice the month’s last day when it is first sent in the next month', async () => {
+    const guide = await guideOf('2026-11-25');
+    await clockAt('2026-11-28T15:00:00Z');
+    const created = await create([guide.id]);
+    expect(created.status, created.text).toBe(201);
+    await clockAt('2026-12-03T15:00:00Z');
+    expect((await issue(created.body.id)).emissionDate).toBe(day('2026-11-30'));
   });
 
   it('crosses the year: December’s guides on 10 January are dated 31 December; October’s in December are late', async () => {

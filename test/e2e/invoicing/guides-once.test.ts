@@ -203,11 +203,8 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
   it('an internal transfer goes with its destination office and no client, and its lost send is found all the same', async () => {
     const place = `once-${crypto.randomUUID().slice(0, 8)}`;
     const { route } = await guideRoute(tenant, operator, driver, [{ connectionId: ready.connectionId, customerId: ready.customerId, municipality: place }]);
-    await commit((await createRouteGuides(caller(), route.id, 'internal_transfer')).writes);
+    await commit((await createRouteGuides(caller(), route.id, { transfer: 'internal_transfer', destinationOfficeId: '2' })).writes);
     const intentId = (await findStopGuide(tenant.id, route.id, route.stops[0]!.id))!.intentId;
-    // The route endpoint names the destination office (decisions 16, the guides' own change); here it is written on the intent.
-    const intent = await getIntent(tenant.id, intentId);
-    await commit([saveIntent({ ...intent, destinationOfficeId: '2' }, { version: intent.version, localState: intent.localState })]);
     fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'timeout_after_apply' });
     expect((await issue(intentId)).localState).toBe('unknown');
     const sent = shippingsAt(place);
