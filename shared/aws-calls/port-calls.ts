@@ -83,18 +83,18 @@ const whileRecording =
   (port: T): T =>
     recording() ? wrap(port) : port;
 
+/** Every port the hook knows: a port added to WrappablePorts does not compile until its calls are recorded. */
+const everyPort: Required<PortWrappers['ports']> = {
+  queue: whileRecording(recordingQueue),
+  importQueue: whileRecording(recordingImportQueue),
+  previewQueue: whileRecording(recordingPreviewQueue),
+  scheduler: whileRecording(recordingScheduler),
+  keys: whileRecording(recordingKeys),
+  secrets: whileRecording(recordingSecrets),
+};
+
 /**
  * What the test run registers in front of the ports (shared/ports/wrappers.ts, from
  * test/support/record-aws-calls.ts): every port call and table request recorded for the IAM check.
  */
-export const awsCallRecording: PortWrappers = {
-  ports: {
-    queue: whileRecording(recordingQueue),
-    importQueue: whileRecording(recordingImportQueue),
-    previewQueue: whileRecording(recordingPreviewQueue),
-    scheduler: whileRecording(recordingScheduler),
-    keys: whileRecording(recordingKeys),
-    secrets: whileRecording(recordingSecrets),
-  },
-  tableClient: [recordDynamoDbCalls],
-};
+export const awsCallRecording: PortWrappers = { ports: everyPort, tableClient: [recordDynamoDbCalls] };
