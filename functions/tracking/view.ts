@@ -47,13 +47,16 @@ const plannedWindow = (planned: number, timeZone: string, lang: Lang) => windowO
 
 /**
  * The estimate runs from the last position; a driver behind it is expected from now on. The
- * window starts 10 minutes before the estimate on a 5-minute mark, never in the past, and lasts 30.
+ * window starts 10 minutes before the estimate on a 5-minute mark and lasts 30. When that mark
+ * has already passed it starts at the read itself: a recipient shown "10:05 - 10:35" at 10:08
+ * reads a window that began without them, and the next mark (10:10) would leave out a driver
+ * due at 10:09.
  */
 const etaOf = (view: ViewRecord, now: Date, lang: Lang): TrackingView['eta'] => {
   if (view.phase === 'pending' && view.plannedArrivalAt) return plannedWindow(Date.parse(view.plannedArrivalAt), view.timeZone, lang);
   if (view.phase !== 'moving' || !view.position || view.travelSeconds === null) return null;
   const estimate = Math.max(now.getTime(), Date.parse(view.position.recordedAt) + view.travelSeconds * 1000);
-  const from = Math.max(Math.floor((estimate - 2 * FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES, Math.floor(now.getTime() / FIVE_MINUTES) * FIVE_MINUTES);
+  const from = Math.max(Math.floor((estimate - 2 * FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES, now.getTime());
   return windowOf(from, from + WINDOW_MS, view.timeZone, lang);
 };
 

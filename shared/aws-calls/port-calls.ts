@@ -4,7 +4,9 @@ import type { KeyService } from '../ports/key-service.ts';
 import type { QueuePort } from '../ports/queue.ts';
 import type { SchedulerPort } from '../ports/scheduler.ts';
 import type { SecretsPort } from '../ports/secrets.ts';
-import { encryptionContextKeys, recordCall, settingHolding } from './recorder.ts';
+import type { PortWrappers } from '../ports/wrappers.ts';
+import { recordDynamoDbCalls } from './dynamodb-calls.ts';
+import { encryptionContextKeys, recording, recordCall, settingHolding } from './recorder.ts';
 
 /**
  * Calls `before` with a method's arguments ahead of each call of it. A proxy rather than a new
@@ -74,3 +76,25 @@ export const recordingSecrets = (secrets: SecretsPort): SecretsPort =>
       recordCall({ action: 'secretsmanager:GetSecretValue', resource: { kind: 'secret', ...(setting ? { setting } : { name: secretId }) } });
     },
   });
+
+/** Wraps only while a recording is on: with none, the port is handed out as built. */
+const whileRecording =
+  <T>(wrap: (port: T) => T) =>
+  (port: T): T =>
+    recording() ? wrap(port) : port;
+
+/** Every port the hook knows: a port added to WrappablePorts does not compile until its calls are recorded. */
+const everyPort: Required<PortWrappers['ports']> = {
+  queue: whileRecording(recordingQueue),
+  importQueue: whileRecording(recordingImportQueue),
+  previewQueue: whileRecording(recordingPreviewQueue),
+  scheduler: whileRecording(recordingScheduler),
+  keys: whileRecording(recordingKeys),
+  secrets: whileRecording(recordingSecrets),
+};
+
+/**
+ * What the test run registers in front of the ports (shared/ports/wrappers.ts, from
+ * test/support/record-aws-calls.ts): every port call and table request recorded for the IAM check.
+ */
+export const awsCallRecording: PortWrappers = { ports: everyPort, tableClient: [recordDynamoDbCalls] };

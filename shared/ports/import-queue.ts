@@ -1,8 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { recordingImportQueue } from '../aws-calls/port-calls.ts';
-import { recording } from '../aws-calls/recorder.ts';
 import { checkDelaySeconds } from './queue.ts';
 import { awsClientOptions } from './client-options.ts';
+import { wrapped } from './wrappers.ts';
 
 /**
  * One message per provider page of an import (decisions 10): `step` is the number of pages the
@@ -76,11 +75,7 @@ let installed: ImportQueuePort | undefined;
 let sqs: SQSClient | undefined;
 
 /** The import queue: IMPORT_QUEUE_URL in the cloud (built once per container), or the stand-in installed locally. */
-export const importQueue = (): ImportQueuePort => {
-  const queue = installedQueue();
-  // Recorded whatever stands behind the port, so the IAM check holds the send against the sender's role.
-  return recording() ? recordingImportQueue(queue) : queue;
-};
+export const importQueue = (): ImportQueuePort => wrapped('importQueue', installedQueue());
 
 const installedQueue = (): ImportQueuePort => {
   if (installed) return installed;

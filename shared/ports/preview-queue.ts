@@ -1,7 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { recordingPreviewQueue } from '../aws-calls/port-calls.ts';
-import { recording } from '../aws-calls/recorder.ts';
 import { awsClientOptions } from './client-options.ts';
+import { wrapped } from './wrappers.ts';
 
 /** "Solve this route preview" (decisions 15): the ids only; the stored preview holds the request. */
 export interface PreviewMessage {
@@ -36,11 +35,7 @@ let installed: PreviewQueuePort | undefined;
 let sqs: SQSClient | undefined;
 
 /** The preview queue: PREVIEW_QUEUE_URL in the cloud (its client built once per container), or the stand-in installed locally. */
-export const previewQueue = (): PreviewQueuePort => {
-  const queue = installedQueue();
-  // Recorded whatever stands behind the port, so the IAM check holds the send against the sender's role.
-  return recording() ? recordingPreviewQueue(queue) : queue;
-};
+export const previewQueue = (): PreviewQueuePort => wrapped('previewQueue', installedQueue());
 
 const installedQueue = (): PreviewQueuePort => {
   if (installed) return installed;

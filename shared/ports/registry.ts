@@ -1,12 +1,11 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { recordingKeys, recordingQueue, recordingScheduler } from '../aws-calls/port-calls.ts';
-import { recording } from '../aws-calls/recorder.ts';
 import { KmsKeyService, LocalKeyService, type KeyService } from './key-service.ts';
 import { SqsQueue, type QueuePort } from './queue.ts';
 import { EventBridgeScheduler, type SchedulerPort } from './scheduler.ts';
 import { awsClientOptions } from './client-options.ts';
+import { wrapped } from './wrappers.ts';
 
 export interface Ports {
   queue: QueuePort;
@@ -60,12 +59,11 @@ const fromEnv = (): Ports => {
  * WEBHOOK_KMS_KEY_ID or WEBHOOK_LOCAL_KEY_FILE); locally, the stand-ins setPorts installed.
  */
 export function ports(): Ports {
-  return (built ??= withRecording(fromEnv()));
+  return (built ??= withWrappers(fromEnv()));
 }
 
-/** In a test run every port call is recorded for the IAM check; in the cloud nothing is added. */
-const withRecording = (p: Ports): Ports =>
-  recording() ? { queue: recordingQueue(p.queue), scheduler: recordingScheduler(p.scheduler), keys: recordingKeys(p.keys) } : p;
+/** As registered from outside (shared/ports/wrappers.ts: the test run records each call); in the cloud, as built. */
+const withWrappers = (p: Ports): Ports => ({ queue: wrapped('queue', p.queue), scheduler: wrapped('scheduler', p.scheduler), keys: wrapped('keys', p.keys) });
 
 /** Replaces some ports; the others still come from the environment, on the next ports() call. */
 export function setPorts(next: Partial<Ports>): void {

@@ -1,7 +1,6 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { recordingSecrets } from '../aws-calls/port-calls.ts';
-import { recording } from '../aws-calls/recorder.ts';
 import { awsClientOptions } from './client-options.ts';
+import { wrapped } from './wrappers.ts';
 
 /** A stage of a rotating secret, as Secrets Manager names them. */
 export type SecretStage = 'AWSCURRENT' | 'AWSPREVIOUS';
@@ -81,16 +80,12 @@ export class LocalSecrets implements SecretsPort {
 }
 
 let current: SecretsPort | undefined;
-let recorded: { port: SecretsPort; recording: SecretsPort } | undefined;
 
-/** Module scope: one Secrets Manager client per container unless a stand-in was installed. */
-export const secrets = (): SecretsPort => {
-  const port = (current ??= new SecretsManagerSecrets());
-  if (!recording()) return port;
-  // In a test run every read is recorded for the IAM check; in the cloud nothing is added.
-  if (recorded?.port !== port) recorded = { port, recording: recordingSecrets(port) };
-  return recorded.recording;
-};
+/**
+ * Module scope: one Secrets Manager client per container unless a stand-in was installed. Handed
+ * out through the wrappers registered from outside (the test run records each read).
+ */
+export const secrets = (): SecretsPort => wrapped('secrets', (current ??= new SecretsManagerSecrets()));
 
 /** The local stack and the tests install `LocalSecrets`; `undefined` goes back to the AWS adapter. */
 export const setSecrets = (port: SecretsPort | undefined): void => {

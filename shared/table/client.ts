@@ -1,9 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { recordDynamoDbCalls } from '../aws-calls/dynamodb-calls.ts';
-import { recording } from '../aws-calls/recorder.ts';
 import { config } from '../config.ts';
+import { tableClientMiddleware } from '../ports/wrappers.ts';
 import { localCommitBarrier } from './local-commit-barrier.ts';
 
 const makeClient = (): DynamoDBDocumentClient => {
@@ -18,8 +17,8 @@ const makeClient = (): DynamoDBDocumentClient => {
     // throwOnRequestTimeout is set (found by the load run: the call waited on).
     requestHandler: new NodeHttpHandler({ connectionTimeout: config.tableConnectTimeoutMs, requestTimeout: config.tableRequestTimeoutMs, throwOnRequestTimeout: true }),
   });
-  // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
-  if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);
+  // Registered from outside (the test run records every request for the IAM check); in the cloud none.
+  for (const middleware of tableClientMiddleware()) raw.middlewareStack.use(middleware);
   if (endpoint && config.dynamoLocalDurable) {
     const reader = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     raw.middlewareStack.use(localCommitBarrier(reader));

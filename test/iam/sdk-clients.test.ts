@@ -6,18 +6,18 @@ import { expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * The IAM check sees only calls made through the table client and the ports, where they are
- * recorded. An AWS SDK client made anywhere else in handler code would call AWS unseen.
+ * The IAM check sees only calls made through the table client and the ports, where the test run's
+ * recording stands in front of them (shared/ports/wrappers.ts). An AWS SDK client made anywhere else in handler code would call AWS unseen.
  */
 const RECORDED_CLIENT_FILES = [
-  'shared/table/client.ts', // recordDynamoDbCalls middleware
-  'shared/ports/registry.ts', // queue, scheduler and keys, wrapped by withRecording
+  'shared/table/client.ts', // tableClientMiddleware: recordDynamoDbCalls in a test run
+  'shared/ports/registry.ts', // queue, scheduler and keys, handed out through wrapped()
   'shared/ports/queue.ts',
   'shared/ports/scheduler.ts',
   'shared/ports/key-service.ts',
-  'shared/ports/secrets.ts', // wrapped in secrets()
-  'shared/ports/import-queue.ts', // wrapped by recordingImportQueue in importQueue()
-  'shared/ports/preview-queue.ts', // wrapped by recordingPreviewQueue in previewQueue()
+  'shared/ports/secrets.ts', // wrapped() in secrets()
+  'shared/ports/import-queue.ts', // wrapped() in importQueue()
+  'shared/ports/preview-queue.ts', // wrapped() in previewQueue()
   'functions/edge/origin-secret-rotation.ts', // UNRECORDED_FUNCTIONS in deployed-functions.ts says why
 ];
 

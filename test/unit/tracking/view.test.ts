@@ -41,6 +41,18 @@ describe('the public view', () => {
     expect(late.eta!.from).toBe('2026-11-23T17:00:00.000Z');
   });
 
+  it('starts the window now, not at the 5-minute mark already passed, when the driver is due within minutes', () => {
+    // 10:08 in Santiago, the driver two minutes away: the window is 10:08 - 10:38, not 10:05 - 10:35.
+    const at = new Date('2026-11-23T13:08:00.000Z');
+    const near = { ...base, stopsBefore: 0, position: { ...base.position!, recordedAt: '2026-11-23T13:07:30.000Z' }, travelSeconds: 150 };
+    expect(publicView(near, at).eta).toEqual({ from: '2026-11-23T13:08:00.000Z', to: '2026-11-23T13:38:00.000Z', label: '10:08 - 10:38' });
+    // Between minutes too: the start is the moment of the read, never before it.
+    const between = new Date('2026-11-23T13:08:40.000Z');
+    expect(Date.parse(publicView(near, between).eta!.from)).toBeGreaterThanOrEqual(between.getTime());
+    // A later estimate keeps its 5-minute mark: 10:50 → 10:40 - 11:10.
+    expect(publicView({ ...near, travelSeconds: 42.5 * 60 }, at).eta!.label).toBe('10:40 - 11:10');
+  });
+
   it('hides a position older than 10 minutes, and everything moving once closed', () => {
     expect(publicView(base, new Date('2026-11-23T17:08:30.000Z')).approximatePosition).toBeNull();
     const closed = publicView({ ...base, phase: 'delivered', closedAt: '2026-11-23T17:30:00.000Z' }, now);
