@@ -7,6 +7,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { onLocalTableWrite } from '../../shared/table/local-write-signal.ts';
 
 /** A stream consumer is the same handler the cloud's event source mapping invokes. */
 export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<void | DynamoDBBatchResponse>;
@@ -57,6 +58,11 @@ export class StreamReader {
   private readonly client: DynamoDBStreamsClient;
   private running = false;
   private loop?: Promise<void>;
+  /** The idle consumers' waits: a write of this process ends them (shared/table/local-write-signal.ts). */
+  private readonly sleepers = new Set<() => void>();
+  private unsubscribe?: () => void;
+  /** Writes seen so far: a round that saw one begin is followed by another without a wait. */
+  private writes = 0;
 
   constructor(
     endpoint: string,
@@ -73,13 +79,41 @@ export class StreamReader {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.unsubscribe = onLocalTableWrite(() => this.wake());
     this.loop = Promise.all(Object.entries(this.consumers).map(([name, consumer]) => this.consume(name, consumer))).then(() => undefined);
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribe?.();
+    this.wake();
     await this.loop;
     this.client.destroy();
+  }
+
+  private wake(): void {
+    this.writes++;
+    for (const sleeper of this.sleepers) sleeper();
+    this.sleepers.clear();
+  }
+
+  /**
+   * An idle consumer waits `idleMs` (500 ms) or until this process writes to the table, whichever
+   * is first. Writes of this process (the gateway's handlers, the stand-ins' workers, a test's own
+   * writes) are read at once; another process's wait for the poll. Polling every 100 ms whatever
+   * happened cost each idle stack about 5% of a core (docs/testing.md).
+   */
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.idleMs ?? 500);
+      const sleepers = this.sleepers;
+      function done() {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      }
+      sleepers.add(done);
+    });
   }
 
   private async shards(): Promise<Shard[]> {
@@ -114,6 +148,7 @@ export class StreamReader {
     const refused = new Set<string>();
     while (this.running) {
       let busy = false;
+      const writesBefore = this.writes;
       try {
         if (Date.now() - lastDescribe > 1_000) {
           shardList = await this.shards();
@@ -167,7 +202,8 @@ export class StreamReader {
       } catch (error) {
         this.options.onError?.(name, error);
       }
-      if (!busy) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 100));
+      // A write during the round may have come after its read of the shard: read again at once.
+      if (!busy && this.running && this.writes === writesBefore) await this.idle();
     }
   }
 

@@ -5,6 +5,7 @@ import { recordDynamoDbCalls } from '../aws-calls/dynamodb-calls.ts';
 import { recording } from '../aws-calls/recorder.ts';
 import { config } from '../config.ts';
 import { localCommitBarrier } from './local-commit-barrier.ts';
+import { localWriteSignal } from './local-write-signal.ts';
 
 const makeClient = (): DynamoDBDocumentClient => {
   const endpoint = config.dynamoEndpoint;
@@ -24,6 +25,7 @@ const makeClient = (): DynamoDBDocumentClient => {
   raw.middlewareStack.remove('loggerMiddleware');
   // In a test run every request is recorded for the IAM check; in the cloud nothing is added.
   if (recording()) raw.middlewareStack.use(recordDynamoDbCalls);
+  if (endpoint) raw.middlewareStack.use(localWriteSignal);
   if (endpoint && config.dynamoLocalDurable) {
     const reader = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     raw.middlewareStack.use(localCommitBarrier(reader));
