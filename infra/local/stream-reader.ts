@@ -98,21 +98,31 @@ export class StreamReader {
   }
 
   /**
-   * An idle consumer waits `idleMs` (500 ms) or until this process writes to the table, whichever
-   * is first. Writes of this process (the gateway's handlers, the stand-ins' workers, a test's own
-   * writes) are read at once; another process's wait for the poll. Polling every 100 ms whatever
-   * happened cost each idle stack about 5% of a core (docs/testing.md).
+   * An idle consumer waits `idleMs` (500 ms) or until this process writes to the table, but reads
+   * at most every 100 ms from the start of its last round, as it did before. A write after a quiet
+   * spell is read at once; a stream of writes is read every 100 ms, not once per write (that cost
+   * more than the idle polls it saved). Writes of this process are the gateway's handlers', the
+   * stand-ins' workers' and a test's own; another process's wait for the poll. Polling every 100 ms
+   * whatever happened cost each idle stack about 5% of a core (docs/testing.md).
    */
-  private idle(): Promise<void> {
+  private idle(roundStartedAt: number, written: boolean): Promise<void> {
+    const earliest = roundStartedAt + 100;
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.options.idleMs ?? 500);
       const sleepers = this.sleepers;
-      function done() {
+      let timer: NodeJS.Timeout;
+      const done = () => {
         clearTimeout(timer);
-        sleepers.delete(done);
+        sleepers.delete(woken);
         resolve();
-      }
-      sleepers.add(done);
+      };
+      const woken = () => {
+        sleepers.delete(woken);
+        clearTimeout(timer);
+        timer = setTimeout(done, Math.max(0, earliest - Date.now()));
+      };
+      if (written) return woken();
+      timer = setTimeout(done, this.options.idleMs ?? 500);
+      sleepers.add(woken);
     });
   }
 
@@ -149,6 +159,7 @@ export class StreamReader {
     while (this.running) {
       let busy = false;
       const writesBefore = this.writes;
+      const roundStartedAt = Date.now();
       try {
         if (Date.now() - lastDescribe > 1_000) {
           shardList = await this.shards();
@@ -202,8 +213,8 @@ export class StreamReader {
       } catch (error) {
         this.options.onError?.(name, error);
       }
-      // A write during the round may have come after its read of the shard: read again at once.
-      if (!busy && this.running && this.writes === writesBefore) await this.idle();
+      // A write during the round may have come after its read of the shard: read again soon.
+      if (!busy && this.running) await this.idle(roundStartedAt, this.writes !== writesBefore);
     }
   }
 
