@@ -36,15 +36,18 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
     routes.set(key, { tenantId, routeId, scope: mergeScopes(routes.get(key)?.scope, scope) });
   };
   for (const record of event.Records) {
+    const image = record.dynamodb?.NewImage ?? record.dynamodb?.OldImage;
+    if (!image) continue;
+    const item = unmarshall(image as Record<string, AttributeValue>);
+    // Most records are other items (the views this consumer writes among them): only the watched
+    // ones have both images read.
+    if (item.entity !== GUIDE_ENTITY && !watched.has(item.entity as string)) continue;
     const [oldImage, newImage] = [record.dynamodb?.OldImage, record.dynamodb?.NewImage].map((i) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined));
-    const item = newImage ?? oldImage;
-    if (!item) continue;
     const tenantId = item.tenantId as string;
     if (item.entity === GUIDE_ENTITY) {
       if (guideChangeShows(oldImage, newImage)) touch(tenantId, item.routeId as string, stopsScope([item.stopId as string]));
       continue;
     }
-    if (!watched.has(item.entity as string)) continue;
     if (item.entity === 'order') {
       // Moved by an assignment that has not finished: it reads as before until the route exists,
       // and the route's own item then rebuilds its views.
