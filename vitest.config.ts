@@ -20,7 +20,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/record-aws-calls.ts'],
+    // Every file's worker and DynamoDB Local CPU: test-artifacts/file-cpu.json (docs/testing.md).
+    setupFiles: ['test/support/record-aws-calls.ts', 'test/support/file-cpu-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

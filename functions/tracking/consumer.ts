@@ -5,6 +5,7 @@ import { logger } from '../../shared/logger.ts';
 import { GUIDE_ENTITY } from '../invoicing/guides/guard.ts';
 import { guideChangeShows } from './guide-views.ts';
 import { projectOrder, projectRoute } from './projection.ts';
+import { mergeScopes, positionScope, routeChangeScope, stopChangeScope, stopsScope, type RouteScope } from './route-scope.ts';
 
 /** The item kinds whose changes move a tracking view. */
 const watched = new Set(['order', 'route', 'stop', 'route-position']);
@@ -21,44 +22,46 @@ const onlyMarksChanged = (oldImage: Record<string, unknown>, newImage: Record<st
 /**
  * The tracking projection: a table stream consumer that rebuilds the views touched by a batch
  * from the items as they are now (not from the images), so that redelivered or reordered records
- * converge on the same view. Reading a view is then one GetItem.
+ * converge on the same view. Reading a view is then one GetItem. The images only say which views
+ * a change can move (route-scope.ts): every record that moves a view rebuilds it.
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
   // The time before any read: a view built from older reads never replaces a newer one.
   const builtAt = new Date().toISOString();
   const orders = new Map<string, { tenantId: string; orderId: string }>();
-  const routes = new Map<string, { tenantId: string; routeId: string }>();
-  // Routes where only a guide's folio appeared: just those stops' views are rebuilt.
-  const guideStops = new Map<string, { tenantId: string; routeId: string; stopIds: Set<string> }>();
+  const routes = new Map<string, { tenantId: string; routeId: string; scope: RouteScope }>();
+  const touch = (tenantId: string, routeId: string, scope: RouteScope | null) => {
+    if (!scope) return;
+    const key = `${tenantId}/${routeId}`;
+    routes.set(key, { tenantId, routeId, scope: mergeScopes(routes.get(key)?.scope, scope) });
+  };
   for (const record of event.Records) {
     const image = record.dynamodb?.NewImage ?? record.dynamodb?.OldImage;
     if (!image) continue;
     const item = unmarshall(image as Record<string, AttributeValue>);
+    // Most records are other items (the views this consumer writes among them): only the watched
+    // ones have both images read.
+    if (item.entity !== GUIDE_ENTITY && !watched.has(item.entity as string)) continue;
+    const [oldImage, newImage] = [record.dynamodb?.OldImage, record.dynamodb?.NewImage].map((i) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined));
+    const tenantId = item.tenantId as string;
     if (item.entity === GUIDE_ENTITY) {
-      const images = [record.dynamodb?.OldImage, record.dynamodb?.NewImage].map((i) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined));
-      if (!guideChangeShows(images[0], images[1])) continue;
-      const key = `${item.tenantId}/${item.routeId}`;
-      const entry = guideStops.get(key) ?? { tenantId: item.tenantId as string, routeId: item.routeId as string, stopIds: new Set<string>() };
-      entry.stopIds.add(item.stopId as string);
-      guideStops.set(key, entry);
+      if (guideChangeShows(oldImage, newImage)) touch(tenantId, item.routeId as string, stopsScope([item.stopId as string]));
       continue;
     }
-    if (!watched.has(item.entity as string)) continue;
-    if (item.entity === 'order' && record.dynamodb?.OldImage && record.dynamodb?.NewImage) {
-      const images = [record.dynamodb.OldImage, record.dynamodb.NewImage].map((i) => unmarshall(i as Record<string, AttributeValue>));
+    if (item.entity === 'order') {
       // Moved by an assignment that has not finished: it reads as before until the route exists,
       // and the route's own item then rebuilds its views.
-      if (images[1].assigning !== undefined || onlyMarksChanged(images[0], images[1])) continue;
-    }
-    const tenantId = item.tenantId as string;
-    if (item.entity === 'order') orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
-    else routes.set(`${tenantId}/${item.routeId}`, { tenantId, routeId: item.routeId as string });
+      if (oldImage && newImage && (newImage.assigning !== undefined || onlyMarksChanged(oldImage, newImage))) continue;
+      orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
+    } else if (item.entity === 'route') touch(tenantId, item.routeId as string, routeChangeScope(oldImage, newImage));
+    else if (item.entity === 'stop') touch(tenantId, item.routeId as string, stopChangeScope(oldImage, newImage));
+    else touch(tenantId, item.routeId as string, positionScope());
   }
   for (const { tenantId, orderId } of orders.values()) {
-    const { routeId } = await projectOrder(tenantId, orderId, builtAt);
-    if (routeId) routes.set(`${tenantId}/${routeId}`, { tenantId, routeId });
+    const { routeId, stopId } = await projectOrder(tenantId, orderId, builtAt);
+    // On a route the order's view is its stop's (its order's while a cancel releases it).
+    if (routeId) touch(tenantId, routeId, stopId ? stopsScope([stopId]) : 'all');
   }
-  for (const { tenantId, routeId } of routes.values()) await projectRoute(tenantId, routeId, builtAt);
-  for (const [key, { tenantId, routeId, stopIds }] of guideStops) if (!routes.has(key)) await projectRoute(tenantId, routeId, builtAt, stopIds);
+  for (const { tenantId, routeId, scope } of routes.values()) await projectRoute(tenantId, routeId, builtAt, scope);
   if (orders.size + routes.size > 0) logger.debug('tracking views rebuilt', { orders: orders.size, routes: routes.size });
 };

@@ -10,6 +10,7 @@ import { relativeTo, round3, type Point } from './geo.ts';
 import { LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
 import type { ViewRecord } from './view-record.ts';
 import { trackedGuideNumber } from './guide-views.ts';
+import { inScope, type RouteScope } from './route-scope.ts';
 
 interface TenantSettings {
   name: string;
@@ -58,20 +59,26 @@ const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, toke
 
 const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null, plannedArrivalAt: null } as const;
 
-/** The view of an order on no route (pending, or cancelled before it was planned); else the order's route. */
-export const viewOfOrder = async (tenantId: string, orderId: string, builtAt: string): Promise<{ view: ViewRecord | null; routeId: string | null }> => {
+interface OrderView {
+  view: ViewRecord | null;
+  routeId: string | null;
+  stopId: string | null;
+}
+
+/** The view of an order on no route (pending, or cancelled before it was planned); else the order's route and stop. */
+export const viewOfOrder = async (tenantId: string, orderId: string, builtAt: string): Promise<OrderView> => {
   const order = await findOrder(tenantId, orderId);
-  if (!order) return { view: null, routeId: null };
-  if (order.routeId) return { view: null, routeId: order.routeId };
+  if (!order) return { view: null, routeId: null, stopId: null };
+  if (order.routeId) return { view: null, routeId: order.routeId, stopId: order.stopId };
   const tenant = await tenantSettings(tenantId);
   const cancelled = order.state === 'cancelled';
-  return { view: { ...base(order, order.trackingToken, tenantId, tenant, builtAt), ...empty, phase: cancelled ? 'cancelled' : 'pending', closedAt: cancelled ? order.cancelledAt : null }, routeId: null };
+  return { view: { ...base(order, order.trackingToken, tenantId, tenant, builtAt), ...empty, phase: cancelled ? 'cancelled' : 'pending', closedAt: cancelled ? order.cancelledAt : null }, routeId: null, stopId: null };
 };
 
-export const projectOrder = async (tenantId: string, orderId: string, builtAt = new Date().toISOString()): Promise<{ routeId: string | null }> => {
-  const { view, routeId } = await viewOfOrder(tenantId, orderId, builtAt);
+export const projectOrder = async (tenantId: string, orderId: string, builtAt = new Date().toISOString()): Promise<Omit<OrderView, 'view'>> => {
+  const { view, routeId, stopId } = await viewOfOrder(tenantId, orderId, builtAt);
   if (view) await putView(view);
-  return { routeId };
+  return { routeId, stopId };
 };
 
 /**
@@ -90,10 +97,10 @@ const travelSeconds = (from: Point, path: Point[], tenant: TenantSettings): numb
 };
 
 /**
- * Every view of a route's orders, from the route, its stops and its last position as they are now;
- * `onlyStops` when only those stops' views can have changed (a guide's folio, guide-views.ts).
+ * The views of a route's orders, from the route, its stops and its last position as they are now:
+ * every view, or those the changes seen can have moved (`scope`, route-scope.ts).
  */
-export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: string, onlyStops?: ReadonlySet<string>): Promise<ViewRecord[]> => {
+export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: string, scope?: RouteScope): Promise<ViewRecord[]> => {
   const route = await findRoute(tenantId, routeId);
   if (!route) return [];
   const [{ stops, position }, tenant] = await Promise.all([readRoutePartition(tenantId, routeId), tenantSettings(tenantId)]);
@@ -102,19 +109,19 @@ export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: s
   const open = stops.filter((s) => s.state === 'pending');
   // A removed stop's order went back to pending: its own view is the order's now. A cancelled
   // route's stops still stored pending are removed ones its cancel has not written back yet.
-  const released = route.state === 'cancelled' ? open.filter((stop) => !onlyStops || onlyStops.has(stop.id)) : [];
+  const released = route.state === 'cancelled' ? open.filter((stop) => inScope(scope, stop, route.state)) : [];
   const orderViews = await Promise.all(released.map(async (stop) => (await viewOfOrder(tenantId, stop.orderId, builtAt)).view));
   return [
     ...stops
-      .filter((stop) => stop.state !== 'removed' && (!onlyStops || onlyStops.has(stop.id)))
+      .filter((stop) => stop.state !== 'removed' && inScope(scope, stop, route.state))
       .filter((stop) => route.state !== 'cancelled' || stop.state !== 'pending')
       .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate })),
     ...orderViews.filter((view): view is ViewRecord => view !== null),
   ];
 };
 
-export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), onlyStops?: ReadonlySet<string>): Promise<void> => {
-  for (const view of await viewsOfRoute(tenantId, routeId, builtAt, onlyStops)) await putView(view);
+export const projectRoute = async (tenantId: string, routeId: string, builtAt = new Date().toISOString(), scope?: RouteScope): Promise<void> => {
+  for (const view of await viewsOfRoute(tenantId, routeId, builtAt, scope)) await putView(view);
 };
 
 const viewOfStop = (

@@ -7,6 +7,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { onLocalTableWrite } from '../../shared/table/local-write-signal.ts';
 
 /** A stream consumer is the same handler the cloud's event source mapping invokes. */
 export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<void | DynamoDBBatchResponse>;
@@ -57,6 +58,11 @@ export class StreamReader {
   private readonly client: DynamoDBStreamsClient;
   private running = false;
   private loop?: Promise<void>;
+  /** The idle consumers' waits: a write of this process ends them (shared/table/local-write-signal.ts). */
+  private readonly sleepers = new Set<() => void>();
+  private unsubscribe?: () => void;
+  /** Writes seen so far: a round that saw one begin is followed by another without a wait. */
+  private writes = 0;
 
   constructor(
     endpoint: string,
@@ -66,18 +72,58 @@ export class StreamReader {
     private readonly options: { idleMs?: number; batchSize?: number; onError?: (consumer: string, error: unknown) => void } = {},
   ) {
     this.client = new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    // Its log filter walks every record of every batch for a logger nobody set (shared/table/client.ts).
+    this.client.middlewareStack.remove('loggerMiddleware');
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.unsubscribe = onLocalTableWrite(() => this.wake());
     this.loop = Promise.all(Object.entries(this.consumers).map(([name, consumer]) => this.consume(name, consumer))).then(() => undefined);
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribe?.();
+    this.wake();
     await this.loop;
     this.client.destroy();
+  }
+
+  private wake(): void {
+    this.writes++;
+    for (const sleeper of this.sleepers) sleeper();
+    this.sleepers.clear();
+  }
+
+  /**
+   * An idle consumer waits `idleMs` (500 ms) or until this process writes to the table, but reads
+   * at most every 100 ms from the start of its last round, as it did before. A write after a quiet
+   * spell is read at once; a stream of writes is read every 100 ms, not once per write (that cost
+   * more than the idle polls it saved). Writes of this process are the gateway's handlers', the
+   * stand-ins' workers' and a test's own; another process's wait for the poll. Polling every 100 ms
+   * whatever happened cost each idle stack about 5% of a core (docs/testing.md).
+   */
+  private idle(roundStartedAt: number, written: boolean): Promise<void> {
+    const earliest = roundStartedAt + 100;
+    return new Promise((resolve) => {
+      const sleepers = this.sleepers;
+      let timer: NodeJS.Timeout;
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(woken);
+        resolve();
+      };
+      const woken = () => {
+        sleepers.delete(woken);
+        clearTimeout(timer);
+        timer = setTimeout(done, Math.max(0, earliest - Date.now()));
+      };
+      if (written) return woken();
+      timer = setTimeout(done, this.options.idleMs ?? 500);
+      sleepers.add(woken);
+    });
   }
 
   private async shards(): Promise<Shard[]> {
@@ -112,6 +158,8 @@ export class StreamReader {
     const refused = new Set<string>();
     while (this.running) {
       let busy = false;
+      const writesBefore = this.writes;
+      const roundStartedAt = Date.now();
       try {
         if (Date.now() - lastDescribe > 1_000) {
           shardList = await this.shards();
@@ -165,7 +213,8 @@ export class StreamReader {
       } catch (error) {
         this.options.onError?.(name, error);
       }
-      if (!busy) await new Promise((r) => setTimeout(r, this.options.idleMs ?? 100));
+      // A write during the round may have come after its read of the shard: read again soon.
+      if (!busy && this.running) await this.idle(roundStartedAt, this.writes !== writesBefore);
     }
   }
 

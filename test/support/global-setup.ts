@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { markRunStart, startCallRecording } from './aws-calls-run.ts';
+import { startFileCpu, summarizeFileCpu } from './file-cpu.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,6 +12,8 @@ declare module 'vitest' {
     dynamoEndpoint: string;
     /** One DynamoDB Local per worker: test/support/stack.ts, dynamoEndpoint(). */
     dynamoEndpoints: string[];
+    /** Their processes, in the same order: each file's share of its worker's (file-cpu.ts). */
+    dynamoPids: number[];
     awsCallsDir: string;
     /** Where the infra tests share their syntheses (test/infra/synth.ts, sharedSynth). */
     infraSynthDir: string;
@@ -35,11 +38,14 @@ export default async function setup(project: TestProject) {
   }
   project.provide('dynamoEndpoint', dynamos[0]!.endpoint);
   project.provide('dynamoEndpoints', dynamos.map((d) => d.endpoint));
+  project.provide('dynamoPids', dynamos.map((d) => d.pid));
+  startFileCpu();
   // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
   project.provide('awsCallsDir', startCallRecording(runId));
   const infraSynthDir = mkdtempSync(join(tmpdir(), 'delivery-ops-synth-'));
   project.provide('infraSynthDir', infraSynthDir);
   return async () => {
+    summarizeFileCpu();
     rmSync(infraSynthDir, { recursive: true, force: true });
     await Promise.all(dynamos.map((d) => d.stop()));
   };

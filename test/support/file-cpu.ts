@@ -1,0 +1,67 @@
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where each test file's time went, for docs/testing.md: its worker's CPU (the file's stack, its
+ * handlers and consumers run there) and its worker's DynamoDB Local's, one JSON line per file.
+ * Child processes a file starts (Chromium, `tsx`, a synthesis, a DynamoDB Local of its own) are
+ * not in it. Wall time is the file's own, beside whatever else ran.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+export const fileCpuDir = join(root, 'test-artifacts', 'file-cpu');
+
+export interface FileCpu {
+  file: string;
+  wallSeconds: number;
+  workerCpuSeconds: number;
+  dynamoCpuSeconds: number | null;
+}
+
+/** A run starts with no lines: the summary is of this run's files only. */
+export const startFileCpu = (): void => {
+  rmSync(fileCpuDir, { recursive: true, force: true });
+  mkdirSync(fileCpuDir, { recursive: true });
+};
+
+/** CPU seconds a process has used so far (Linux); null elsewhere or once it is gone. */
+export const processCpuSeconds = (pid: number | undefined): number | null => {
+  if (!pid || !existsSync(`/proc/${pid}/stat`)) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat (11 and 12 after the command): clock ticks of 1/100 s on Linux.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+};
+
+/** Starts measuring; the function returned writes the file's line. */
+export const fileCpuMeter = (dynamoPid: number | undefined) => {
+  const started = { at: Date.now(), worker: process.cpuUsage(), dynamo: processCpuSeconds(dynamoPid) };
+  return (file: string): void => {
+    const worker = process.cpuUsage(started.worker);
+    const dynamo = processCpuSeconds(dynamoPid);
+    const line: FileCpu = {
+      file: relative(root, file),
+      wallSeconds: (Date.now() - started.at) / 1000,
+      workerCpuSeconds: (worker.user + worker.system) / 1e6,
+      dynamoCpuSeconds: dynamo !== null && started.dynamo !== null ? dynamo - started.dynamo : null,
+    };
+    mkdirSync(fileCpuDir, { recursive: true });
+    appendFileSync(join(fileCpuDir, `${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
+  };
+};
+
+/** The run's files, most CPU first, into test-artifacts/file-cpu.json (the global teardown). */
+export const summarizeFileCpu = (): FileCpu[] => {
+  if (!existsSync(fileCpuDir)) return [];
+  const round = (n: number | null) => (n === null ? null : Math.round(n * 10) / 10);
+  const files = readdirSync(fileCpuDir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .flatMap((name) => readFileSync(join(fileCpuDir, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FileCpu))
+    .map((f) => ({ ...f, wallSeconds: round(f.wallSeconds)!, workerCpuSeconds: round(f.workerCpuSeconds)!, dynamoCpuSeconds: round(f.dynamoCpuSeconds) }))
+    .sort((a, b) => b.workerCpuSeconds + (b.dynamoCpuSeconds ?? 0) - (a.workerCpuSeconds + (a.dynamoCpuSeconds ?? 0)));
+  writeFileSync(join(root, 'test-artifacts', 'file-cpu.json'), `${JSON.stringify(files, null, 1)}\n`);
+  return files;
+};
