@@ -1,49 +1,20 @@
-import { expect } from 'vitest';
 import type { LocalStack } from '../../../infra/local/stack.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
-import { RUT } from '../integrations/support.ts';
-import { FAKE_SETTINGS, connectFake } from '../invoicing/provider-fake.ts';
+import type { TestMember, TestTenant } from '../../support/api.ts';
+import { openProviderWorld, type ProviderWorld, type ProviderWorldOptions } from '../invoicing/world.ts';
 import { created, plate } from '../operations/support.ts';
 
-/** The fake's guide type (8: codeSii 52, active) and shipping types (ids equal their codeSii 1, 5, 6). */
-export const FAKE_GUIDE_SETTINGS = {
-  ...FAKE_SETTINGS,
-  documentTypeIds: { ...FAKE_SETTINGS.documentTypeIds, dispatchGuide: '8' },
-  shippingTypeIds: { sale: '1', internalTransfer: '5', otherTransfer: '6' },
-};
+export { FAKE_GUIDE_SETTINGS, guideConnection } from '../invoicing/world.ts';
 
 export const guidesPath = (routeId: string) => `/v1/field/routes/${routeId}/dispatch-guides`;
 
-/** A provider-chile-v1 connection of the fake's company with the guide settings and a customer (client 2). */
-export const guideConnection = async (fake: ProviderFake, tenant: TestTenant, admin: TestMember, company: { clientCode: string; clientName: string }) => {
-  const ready = await connectFake(fake, tenant, admin, company);
-  const settings = await tenant.call(admin, 'PUT', `/v1/integrations/connections/${ready.connectionId}/issue-settings`, { body: { version: 2, ...FAKE_GUIDE_SETTINGS } });
-  expect(settings.status, settings.text).toBe(200);
-  return ready;
-};
-
-export interface GuideWorld {
-  fake: ProviderFake;
-  tenant: TestTenant;
-  admin: TestMember;
-  operator: TestMember;
-  driver: TestMember;
-  ready: Awaited<ReturnType<typeof guideConnection>>;
-}
+export type GuideWorld = ProviderWorld<'operator' | 'driver'>;
 
 /**
  * What every guides file starts from: the provider fake, a tenant with an admin, an operator and a
- * driver, and the fake's company connected with the guide settings. The caller stops `fake`.
+ * driver, and the fake's company connected with the guide settings. The caller stops `fake` (or calls `close`).
  */
-export const openGuideWorld = async (stack: LocalStack): Promise<GuideWorld> => {
-  const fake = await startFakeProviderEnv();
-  const tenant = await TestTenant.create(stack);
-  const [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
-  const ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
-  return { fake, tenant, admin, operator, driver, ready };
-};
+export const openGuideWorld = (stack: LocalStack, options: Pick<ProviderWorldOptions<never>, 'timeoutMs' | 'register'> = {}): Promise<GuideWorld> =>
+  openProviderWorld(stack, { ...options, members: ['operator', 'driver'], guides: true });
 
 export interface GoodsSpec {
   /** null: an order without goods. */

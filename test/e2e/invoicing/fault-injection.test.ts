@@ -10,17 +10,11 @@ import { invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import { CreateIntentBody } from '../../../functions/invoicing/schemas.ts';
 import { moveIntent } from '../../../functions/invoicing/transitions.ts';
-import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
-import { setBillingProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant } from '../../support/api.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { Fault, faultOf } from './provider-faults.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { RUT } from '../integrations/support.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import { connectFake } from './provider-fake.ts';
 import { invoiceBody } from './support.ts';
+import { openProviderWorld, type ProviderWorld } from './world.ts';
 
 /**
  * decisions 9's promise under faults: many issue/reconcile sequences, each step with a random
@@ -39,25 +33,14 @@ const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 const Step = fc.record({ action: fc.constantFrom('issue', 'issue', 'reconcile'), fault: Fault, crash: fc.boolean() });
 
 describe('issuing under provider faults and crashes', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let ready: Awaited<ReturnType<typeof connectFake>>;
-  let provider: ProviderChile;
+  let { fake, tenant, admin, ready, close } = {} as ProviderWorld<never>;
   let actor: { actorId: string; requestId: string };
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    const admin = await tenant.member('admin');
+    ({ fake, tenant, admin, ready, close } = await openProviderWorld<never>(stack(), { members: [], timeoutMs: DEADLINE_MS, register: true }));
     actor = { actorId: admin.id, requestId: 'fault-injection' };
-    ready = await connectFake(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
-    provider = new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: DEADLINE_MS });
-    setBillingProvider('provider-chile-v1', provider);
   }, 60_000);
-  afterAll(async () => {
-    setBillingProvider('provider-chile-v1', undefined);
-    await fake?.stop();
-  });
+  afterAll(async () => close?.());
 
   const approvedIntent = async () => {
     const now = new Date();

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findIntent } from '../../../functions/invoicing/intent-record.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { guideLine, seedGuide } from './guides-seed.ts';
-import { connectFake } from './provider-fake.ts';
 import { invoiceBody, PREFIX } from './support.ts';
+import { openProviderWorld, type ProviderWorld } from './world.ts';
 
 // decisions 16: the guides of one month, invoiced by the 10th of the next and then dated the
 // month's last day. The service's clock is `new Date()` (shared/clock.ts, the gateway's `now`),
@@ -18,11 +15,7 @@ const COMPANY = { clientCode: RUT.b, clientName: 'Distribuidora Atacama SpA' };
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
 
 describe('the dates of an invoice made from guides (tenant in America/Santiago)', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let ready: Awaited<ReturnType<typeof connectFake>>;
+  let { fake, tenant, admin, operator, ready, close } = {} as ProviderWorld;
   // 2 x 1495 + 1 x 23000 = 25990 per guide.
   const guideOf = (emissionDay: string) => {
     const at = new Date().toISOString();
@@ -56,15 +49,12 @@ describe('the dates of an invoice made from guides (tenant in America/Santiago)'
   beforeAll(async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-02T15:00:00Z'));
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator] = await Promise.all([tenant.member('admin'), tenant.member('operator')]);
-    ready = await connectFake(fake, tenant, admin, COMPANY);
+    ({ fake, tenant, admin, operator, ready, close } = await openProviderWorld(stack(), { company: COMPANY }));
   });
   afterEach(() => vi.setSystemTime(new Date('2026-11-02T15:00:00Z')));
   afterAll(async () => {
     vi.useRealTimers();
-    await fake?.stop();
+    await close?.();
   });
 
   it('takes last month’s guides until the 10th ends in Santiago and dates the invoice the month’s last day', async () => {

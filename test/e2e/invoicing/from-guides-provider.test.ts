@@ -3,25 +3,19 @@ import { getIntent } from '../../../functions/invoicing/intent-record.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
 import { invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { GUIDE_DAY, guideLine, seedGuide } from './guides-seed.ts';
-import { connectFake, FAKE_SETTINGS } from './provider-fake.ts';
+import { FAKE_SETTINGS } from './provider-fake.ts';
 import { invoiceBody, PREFIX, putRecord } from './support.ts';
+import { openProviderWorld, type ProviderWorld } from './world.ts';
 
 // The test runs the reconciler itself, as its own Lambda (the IAM check holds its calls against that role).
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR', INVOICE_RECONCILE_SECONDS: '3600' } });
 const COMPANY = { clientCode: RUT.b, clientName: 'Transportes Biobío Ltda.' };
 
 describe('invoices made from guides through provider-chile-v1 (real adapter, fake provider)', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let ready: Awaited<ReturnType<typeof connectFake>>;
+  let { fake, tenant, admin, operator, ready, close } = {} as ProviderWorld;
   // 2 x 1495 + 1 x 23000 = 25990 per guide.
   const guide = () => seedGuide(tenant.id, ready.connectionId, ready.customerId, [guideLine('harina', '2', '1495'), guideLine('flete', '1', '23000')], { customerExternalId: '2' });
   const createApproved = async (dispatchGuideIds: string[]) => {
@@ -35,14 +29,9 @@ describe('invoices made from guides through provider-chile-v1 (real adapter, fak
   };
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator] = await Promise.all([tenant.member('admin'), tenant.member('operator')]);
-    ready = await connectFake(fake, tenant, admin, COMPANY);
+    ({ fake, tenant, admin, operator, ready, close } = await openProviderWorld(stack(), { company: COMPANY }));
   });
-  afterAll(async () => {
-    await fake?.stop();
-  });
+  afterAll(async () => close?.());
 
   it('references each guide on POST /v1/documents.json: folio, emission date, type 52', async () => {
     const [first, second] = [await guide(), await guide()];

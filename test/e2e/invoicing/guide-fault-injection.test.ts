@@ -10,16 +10,11 @@ import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
 import { importWorker, invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
-import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
-import { setBillingProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
-import type { FakeFault, ProviderFake } from '../../support/provider-fake/index.ts';
+import type { FakeFault } from '../../support/provider-fake/index.ts';
 import { Fault, faultOf, type FaultName } from './provider-faults.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { guideConnection } from '../dispatch-guides/support.ts';
-import { RUT } from '../integrations/support.ts';
+import { openGuideWorld, type GuideWorld } from '../dispatch-guides/support.ts';
 import { twinRoute } from './guide-twins.ts';
 
 /**
@@ -55,28 +50,14 @@ const faultFor = (name: GuideFault, route: string): FakeFault | undefined =>
   name === '403_read' ? { route: 'GET /v1/documents/{id}.json', kind: 'status', status: 403 } : faultOf(name, route);
 
 describe('issuing dispatch guides under provider faults and crashes, with a provider that ignores salesId', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let driver: TestMember;
-  let ready: Awaited<ReturnType<typeof guideConnection>>;
-  let provider: ProviderChile;
+  let { fake, tenant, admin, operator, driver, ready, provider, close } = {} as GuideWorld;
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator, driver] = await Promise.all([tenant.member('admin'), tenant.member('operator'), tenant.member('driver')]);
-    ready = await guideConnection(fake, tenant, admin, { clientCode: RUT.a, clientName: 'Frutas del Maule SpA' });
-    provider = new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: DEADLINE_MS });
-    setBillingProvider('provider-chile-v1', provider);
+    ({ fake, tenant, admin, operator, driver, ready, provider, close } = await openGuideWorld(stack(), { timeoutMs: DEADLINE_MS, register: true }));
     // This file runs the reconciler itself, with chosen clocks.
     stack().invoiceReconciler.stop();
   }, 60_000);
-  afterAll(async () => {
-    setBillingProvider('provider-chile-v1', undefined);
-    await fake?.stop();
-  });
+  afterAll(async () => close?.());
 
   const caller = (): Caller => ({ requestId: crypto.randomUUID(), tenantId: tenant.id, member: { id: admin.id } as Caller['member'], claims: {}, now: new Date(), publicBaseUrl: '' });
   const actor = () => ({ actorId: admin.id, requestId: 'guide-fault-injection' });

@@ -9,7 +9,6 @@ import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
 import { importWorker, invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
-import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { guideRoute, openGuideWorld, type GuideWorld } from '../dispatch-guides/support.ts';
@@ -24,14 +23,12 @@ import { twinRoute } from './guide-twins.ts';
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 
 describe('one guide per stop with a provider that ignores salesId on shippings (decisions 16)', () => {
-  let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
-  let provider: ProviderChile;
+  let { fake, tenant, admin, operator, driver, ready, provider } = {} as GuideWorld;
   const DEADLINE_MS = 300;
 
   beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
+    ({ fake, tenant, admin, operator, driver, ready, provider } = await openGuideWorld(stack(), { timeoutMs: DEADLINE_MS }));
     stack().invoiceReconciler.stop();
-    provider = new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: DEADLINE_MS });
     fake.setRateLimit(null);
   }, 60_000);
   afterAll(async () => fake?.stop());

@@ -1,33 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getIntent } from '../../../functions/invoicing/intent-record.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import type { ProviderFake } from '../../support/provider-fake/index.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
-import { startFakeProviderEnv } from '../../support/provider-env.ts';
 import { connectFake } from './provider-fake.ts';
 import { approved, invoiceBody, PREFIX } from './support.ts';
+import { openProviderWorld, type ProviderWorld } from './world.ts';
 
 const stack = useLocalStack();
 const COMPANY = { clientCode: RUT.b, clientName: 'Transportes Biobío Ltda.' };
 
 describe('invoice intents through provider-chile-v1 (real adapter, fake provider)', () => {
-  let fake: ProviderFake;
-  let tenant: TestTenant;
-  let admin: TestMember;
-  let operator: TestMember;
-  let ready: Awaited<ReturnType<typeof connectFake>>;
+  let { fake, tenant, admin, operator, ready, close } = {} as ProviderWorld;
   const docsOf = (salesId: string) => fake.documents(ready.token).filter((d) => d.salesId === salesId);
 
   beforeAll(async () => {
-    fake = await startFakeProviderEnv();
-    tenant = await TestTenant.create(stack());
-    [admin, operator] = await Promise.all([tenant.member('admin'), tenant.member('operator')]);
-    ready = await connectFake(fake, tenant, admin, COMPANY);
+    ({ fake, tenant, admin, operator, ready, close } = await openProviderWorld(stack(), { company: COMPANY }));
   });
-  afterAll(async () => {
-    await fake?.stop();
-  });
+  afterAll(async () => close?.());
 
   it('sends the document once with the settings, salesId = correlationId and the tenant’s day', async () => {
     const intent = await approved(tenant, operator, admin, invoiceBody(ready.connectionId, ready.customerId));

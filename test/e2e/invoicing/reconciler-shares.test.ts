@@ -8,8 +8,6 @@ import { CreateIntentBody } from '../../../functions/invoicing/schemas.ts';
 import { invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import { newId } from '../../../shared/ids.ts';
-import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
-import { setBillingProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import type { ProviderFake } from '../../support/provider-fake/index.ts';
@@ -18,6 +16,7 @@ import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { seedGuide } from './guides-seed.ts';
 import { connectFake } from './provider-fake.ts';
+import { registerFakeProviderChile } from './world.ts';
 import { invoiceBody } from './support.ts';
 
 // The tests run the reconciler themselves: the stack's one-minute timer would share the work and its counts.
@@ -33,6 +32,7 @@ const onShard5 = (): string => `${newId().slice(0, -4)}${(5 + 32 * Math.floor(Ma
 
 describe('each tenant gets a share of every reconciler run', () => {
   let fake: ProviderFake;
+  let unregister: (() => void) | undefined;
   let big: TestTenant;
   let small: TestTenant;
   let guides: TestTenant;
@@ -42,12 +42,12 @@ describe('each tenant gets a share of every reconciler run', () => {
 
   beforeAll(async () => {
     fake = await startFakeProviderEnv();
-    setBillingProvider('provider-chile-v1', new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: 2_000 }));
+    unregister = registerFakeProviderChile(fake, 2_000);
     [big, small, guides] = await Promise.all([TestTenant.create(stack()), TestTenant.create(stack()), TestTenant.create(stack())]);
     [bigAdmin, smallAdmin, guidesAdmin] = await Promise.all([big.member('admin'), small.member('admin'), guides.member('admin')]);
   }, 60_000);
   afterAll(async () => {
-    setBillingProvider('provider-chile-v1', undefined);
+    unregister?.();
     await fake?.stop();
   });
 

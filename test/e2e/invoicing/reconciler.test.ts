@@ -11,8 +11,6 @@ import { moveIntent } from '../../../functions/invoicing/transitions.ts';
 import { invoiceReconciler } from '../../../functions/jobs.ts';
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import { newId } from '../../../shared/ids.ts';
-import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
-import { setBillingProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { keys, RECONCILE_SHARDS, shardOf } from '../../../shared/table/keys.ts';
 import { commit } from '../../../shared/table/transaction.ts';
@@ -22,6 +20,7 @@ import { startFakeProviderEnv } from '../../support/provider-env.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { connectFake } from './provider-fake.ts';
+import { registerFakeProviderChile } from './world.ts';
 import { invoiceBody, PREFIX } from './support.ts';
 
 // The tests run the reconciler themselves: the stack's one-minute timer would share the work and its counts.
@@ -60,6 +59,7 @@ const reconcilerRun = (at: Date, options: RunOptions = {}) => runAs(invoiceRecon
 
 describe('the scheduled reconciler does not stall', () => {
   let fake: ProviderFake;
+  let unregister: (() => void) | undefined;
   let tenant: TestTenant;
   let other: TestTenant;
   let admin: TestMember;
@@ -68,12 +68,12 @@ describe('the scheduled reconciler does not stall', () => {
   beforeAll(async () => {
     fake = await startFakeProviderEnv();
     // Short provider deadlines, so a hanging provider ends each call quickly; the rules are the same at 8 s.
-    setBillingProvider('provider-chile-v1', new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: 300 }));
+    unregister = registerFakeProviderChile(fake, 300);
     [tenant, other] = await Promise.all([TestTenant.create(stack()), TestTenant.create(stack())]);
     [admin, otherAdmin] = await Promise.all([tenant.member('admin'), other.member('admin')]);
   }, 60_000);
   afterAll(async () => {
-    setBillingProvider('provider-chile-v1', undefined);
+    unregister?.();
     await fake?.stop();
   });
 
