@@ -17,7 +17,10 @@ describe('dispatch guides in the cloud (issue 17)', () => {
     const statements = synth.statementsOf(synth.logicalId(field.role));
     const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     expect(sqs).toEqual([expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
-    // It makes guides, it never calls the provider: no token is opened there.
-    expect(statements.some((s) => actionsOf(s).some((a) => a.startsWith('kms:')))).toBe(false);
+    // It reads an internal transfer's destination among the connection's live offices (decisions 16):
+    // it opens tokens, it never seals one (only the integrations function connects).
+    const kms = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:'))).flatMap(actionsOf);
+    expect(kms).toContain('kms:Decrypt');
+    expect(kms.filter((a) => a !== 'kms:Decrypt')).toEqual([]);
   });
 });

@@ -76,7 +76,8 @@ describe('functions', () => {
       });
       // The webhooks group seals signing secrets through the webhook ports (webhook-pipeline.ts), the
       // integrations and invoicing groups provider tokens (billing-provider.ts; PROVIDER_* only with context).
-      const ports: string[] = id.startsWith('FunctionsWebhooks') || id.startsWith('FunctionsIntegrations') || id.startsWith('FunctionsInvoicing')
+      // Field too: it reads an internal transfer's destination among the connection's live offices (decisions 16).
+      const ports: string[] = ['FunctionsWebhooks', 'FunctionsIntegrations', 'FunctionsInvoicing', 'FunctionsField'].some((group) => id.startsWith(group))
         ? ['WEBHOOK_KMS_KEY_ID', 'WEBHOOK_QUEUE_ARN', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_SCHEDULER_ROLE_ARN', 'WEBHOOK_SCHEDULE_GROUP']
         : [];
       // The integrations group also queues imports (record-imports.ts), the field group a route's dispatch guides (dispatch-guides.ts).

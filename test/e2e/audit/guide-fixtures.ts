@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiResponse, TestMember, TestTenant } from '../../support/api.ts';
 import { connectSandbox } from '../integrations/support.ts';
+import { guideLine, seedGuide } from '../invoicing/guides-seed.ts';
 import { SANDBOX_SETTINGS } from '../invoicing/support.ts';
 
 /**
@@ -79,4 +80,28 @@ export const guideFixtures = {
       return { member: w.admin, method: 'POST', path: `/v1/field/routes/${route.id}/dispatch-guides`, body: { transfer: 'sale' }, status: 409 };
     },
   },
+  // A guide held unknown (its look-up met two shippings it could not tell apart), written as the
+  // reconciler leaves it; the admin says none exists and it goes back to approved.
+  resolveInvoiceIntent: {
+    prepare: async (w: GuideWorld) => {
+      const held = await heldGuide(w, 'unknown');
+      return { member: w.admin, method: 'POST', path: `/v1/customer-finance/invoice-intents/${held.id}/resolve`, body: { externalDocumentId: null }, resourceId: () => held.id, status: 200 };
+    },
+    // An issued guide is not for an admin to settle: refused by the operation, nothing written.
+    refuse: async (w: GuideWorld) => {
+      const issued = await heldGuide(w, 'issued');
+      return { member: w.admin, method: 'POST', path: `/v1/customer-finance/invoice-intents/${issued.id}/resolve`, body: { externalDocumentId: null }, status: 409 };
+    },
+  },
+};
+
+const heldGuide = async (w: GuideWorld, localState: 'unknown' | 'issued') => {
+  const connectionId = await guideConnection(w);
+  const at = new Date().toISOString();
+  const submission = { documentTypeId: '7', officeId: '1', emissionDate: Date.parse(`${at.slice(0, 10)}T00:00:00Z`) / 1000, firstSubmittedAt: at, submittedAt: at };
+  return seedGuide(w.tenant.id, connectionId, null, [guideLine('harina', '1', null)], {
+    transfer: 'other_transfer',
+    submission,
+    ...(localState === 'unknown' ? { localState, providerState: 'unknown', taxState: 'not_submitted', externalDocumentId: null, documentNumber: null } : {}),
+  });
 };

@@ -39,8 +39,9 @@ describe('one guide per stop, whatever races or fails', () => {
     try {
       const { route } = await guideRoute(tenant, operator, driver, Array.from({ length: 45 }, goods));
       const answers = await Promise.all(Array.from({ length: 10 }, () => tenant.call(admin, 'POST', guidesPath(route.id), { body: { transfer: 'sale' } })));
-      // A caller that kept losing the race may answer 409 concurrent_update; none makes a second guide.
-      for (const a of answers) expect([202, 409], a.text).toContain(a.status);
+      // A caller that kept losing the race may answer 409 concurrent_update, or 503 (retry) when its
+      // table calls queue behind the others' on a loaded machine; none makes a second guide.
+      for (const a of answers) expect([202, 409, 503], a.text).toContain(a.status);
       const won = answers.filter((a) => a.status === 202);
       expect(won.length).toBeGreaterThan(0);
       for (const a of won) expect(a.body).toEqual(won[0]!.body);
