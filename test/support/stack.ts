@@ -16,9 +16,9 @@ export const useLocalStack = (options: Omit<LocalStackOptions, 'dynamoEndpoint' 
   const tableName = options.tableName ?? `test-${randomUUID()}`;
   // TEST_DYNAMO_PER_FILE=1: the file's stack starts a DynamoDB Local of its own and stops it with
   // the stack. A worker's DynamoDB Local keeps every stream record of every file before (a deleted
-  // table's too), and its stream reads cost more with each (docs/testing.md, issue 29 item 10).
-  // Off by default until a whole run has measured it.
-  const ownDynamo = process.env.TEST_DYNAMO_PER_FILE === '1';
+  // table's too), and its stream reads cost more with each (docs/testing.md, issue 29 item 10):
+  // late files took 5-10 times their time alone. TEST_DYNAMO_PER_FILE=0 shares the worker's again.
+  const ownDynamo = process.env.TEST_DYNAMO_PER_FILE !== '0';
   beforeAll(async () => {
     stack = await startLocalStack({ ...options, port: 0, dynamoEndpoint: ownDynamo ? undefined : dynamoEndpoint(), tableName });
   });

@@ -77,10 +77,14 @@ export const tokenOf = (order: { trackingUrl: string }) => order.trackingUrl.spl
 export const waitForView = async (stack: LocalStack, token: string, check: (view: any) => boolean, timeoutMs = 10_000): Promise<any> => {
   const deadline = Date.now() + timeoutMs;
   let last: ApiResponse | undefined;
+  // Backing off keeps a long wait under the tracking routes' own limit (120 a minute per address),
+  // which a steady 100 ms poll passes after 12 s on a loaded machine.
+  let pause = 100;
   while (Date.now() < deadline) {
     last = await call(stack, 'GET', `/v1/track/${token}`);
     if (last.status === 200 && check(last.body)) return last.body;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pause));
+    pause = Math.min(1_000, pause * 1.5);
   }
   throw new Error(`tracking view did not reach the expected state; last: ${last?.status} ${last?.text}`);
 };
