@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetConsistent } from '../records/batch-get.ts';
 import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
 import type { DocumentReference } from '../../shared/ports/billing-provider/port.ts';
 import { table, tableName } from '../../shared/table/client.ts';
@@ -125,6 +126,12 @@ export const getIntent = async (tenantId: string, intentId: string): Promise<Int
 };
 
 /** A page of intents; `localState` keeps those in that state (the guides held `unknown` for an admin), reading at most 1,000 items a page. */
+/** Intents by id, strongly consistent (absent ids are left out). */
+export const intentsById = async (tenantId: string, intentIds: string[]): Promise<Map<string, IntentRecord>> => {
+  const items = await batchGetConsistent([...new Set(intentIds)].map((id) => keys.invoiceIntent(tenantId, id)));
+  return new Map(items.map((item) => [item.id as string, fromItem(item)]));
+};
+
 export const listIntents = (tenantId: string, after: string | undefined, limit: number, localState?: LocalState): Promise<Page<IntentRecord>> =>
   queryPage(
     {

@@ -61,11 +61,17 @@ export const guideItem = (guide: StopGuideRecord) => ({ ...opsKeys.stopGuide(gui
  * (its guide read as dead: cancelled and rejected are final). A concurrent claim makes the condition fail;
  * the request runs again and finds the winner's guide.
  */
-export const claimStop = (guide: StopGuideRecord, previousIntentId: string | undefined): Write => ({
+export const claimStop = (guide: StopGuideRecord, previousIntentId: string | undefined): Write => claimGuard(guideItem(guide), previousIntentId);
+
+/**
+ * A guard's conditional Put (the stop's and the order's): only where none is, or where the one
+ * there names `previousIntentId`. A failed condition is ReadOutdatedError: the request runs again.
+ */
+export const claimGuard = (item: Record<string, unknown>, previousIntentId: string | undefined): Write => ({
   item: {
     Put: {
       TableName: tableName(),
-      Item: guideItem(guide),
+      Item: item,
       ...(previousIntentId
         ? { ConditionExpression: 'intentId = :previous', ExpressionAttributeValues: { ':previous': previousIntentId } }
         : { ConditionExpression: 'attribute_not_exists(pk)' }),

@@ -1,9 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent as batchGet } from '../../records/batch-get.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { ReadOutdatedError, type Write } from '../../../shared/table/transaction.ts';
-import { keys, tenantPk } from '../../../shared/table/keys.ts';
-import type { IntentRecord } from '../intent-record.ts';
+import type { Write } from '../../../shared/table/transaction.ts';
+import { claimGuard } from './guard.ts';
+import { tenantPk } from '../../../shared/table/keys.ts';
+import { intentsById, type IntentRecord } from '../intent-record.ts';
 
 export const ORDER_GUIDE_ENTITY = 'order-guide';
 
@@ -32,19 +33,8 @@ const toOrderGuide = (item: Record<string, unknown>): OrderGuideRecord => ({
 });
 
 /** Claims the order for `guide`: only when it has none, or when the one it names is `previousIntentId` (read dead). */
-export const claimOrder = (guide: OrderGuideRecord, previousIntentId: string | undefined): Write => ({
-  item: {
-    Put: {
-      TableName: tableName(),
-      Item: { ...orderGuideKey(guide.tenantId, guide.orderId), entity: ORDER_GUIDE_ENTITY, ...guide },
-      ...(previousIntentId
-        ? { ConditionExpression: 'intentId = :previous', ExpressionAttributeValues: { ':previous': previousIntentId } }
-        : { ConditionExpression: 'attribute_not_exists(pk)' }),
-    },
-  },
-  // Another request claimed it meanwhile: run again, and that guide is found live.
-  onConditionFailed: () => new ReadOutdatedError(),
-});
+export const claimOrder = (guide: OrderGuideRecord, previousIntentId: string | undefined): Write =>
+  claimGuard({ ...orderGuideKey(guide.tenantId, guide.orderId), entity: ORDER_GUIDE_ENTITY, ...guide }, previousIntentId);
 
 export const findOrderGuide = async (tenantId: string, orderId: string): Promise<OrderGuideRecord | undefined> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: orderGuideKey(tenantId, orderId), ConsistentRead: true }));
@@ -63,16 +53,4 @@ export const orderGuideIntents = async (tenantId: string, orderIds: string[]): P
     }
     return byOrder;
   });
-};
-
-/** Intents by id, strongly consistent. */
-export const intentsById = async (tenantId: string, intentIds: string[]): Promise<Map<string, IntentRecord>> => {
-  const unique = [...new Set(intentIds)];
-  const items = await batchGet(unique.map((id) => keys.invoiceIntent(tenantId, id)));
-  return new Map(
-    items.map((item) => {
-      const { pk: _pk, sk: _sk, entity: _e, gsi2pk: _g, gsi2sk: _gs, ...record } = item;
-      return [record.id as string, record as unknown as IntentRecord];
-    }),
-  );
 };
