@@ -93,8 +93,8 @@ export class StreamReader {
 
   private wake(): void {
     this.writes++;
+    // Each sleeper leaves the set when its wait ends, so a later wake (stop's) still reaches it.
     for (const sleeper of this.sleepers) sleeper();
-    this.sleepers.clear();
   }
 
   /**
@@ -115,10 +115,11 @@ export class StreamReader {
         sleepers.delete(woken);
         resolve();
       };
+      // Stays among the sleepers: stop() ends a wait that a write has already shortened.
       const woken = () => {
-        sleepers.delete(woken);
         clearTimeout(timer);
-        timer = setTimeout(done, Math.max(0, earliest - Date.now()));
+        if (!this.running) return done();
+        timer = setTimeout(done, Math.min(100, Math.max(0, earliest - performance.now())));
       };
       if (written) return woken();
       timer = setTimeout(done, this.options.idleMs ?? 500);
@@ -159,11 +160,13 @@ export class StreamReader {
     while (this.running) {
       let busy = false;
       const writesBefore = this.writes;
-      const roundStartedAt = Date.now();
+      // Monotonic: a test that moves the wall clock (vitest's fake Date) once made a round wait
+      // the days it jumped, and the stack's stop() hung on it.
+      const roundStartedAt = performance.now();
       try {
-        if (Date.now() - lastDescribe > 1_000) {
+        if (roundStartedAt - lastDescribe > 1_000) {
           shardList = await this.shards();
-          lastDescribe = Date.now();
+          lastDescribe = performance.now();
         }
         for (const shard of shardList) {
           const id = shard.ShardId!;

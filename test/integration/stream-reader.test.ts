@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dynamoEndpoint } from '../support/dynamo-endpoint.ts';
 import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy.ts';
 import { ensureTable } from '../../infra/local/create-table.ts';
@@ -90,5 +90,31 @@ describe('local stream reader (DynamoDB Local streams)', () => {
       await reader.stop();
       await proxy.stop();
     }
+  });
+  it('reads on and stops when a test moves the wall clock back, as fake Dates do', async () => {
+    const name = `stream-${randomUUID()}`;
+    const { streamArn } = await ensureTable(endpoint, name);
+    process.env.TABLE_NAME = name;
+    resetTableClient();
+    const seen: string[] = [];
+    const reader = new StreamReader(endpoint, streamArn, { a: async (event) => void seen.push(...event.Records.map((r) => r.dynamodb!.NewImage!.pk.S!)) });
+    readers.push(reader);
+    const put = (pk: string) => runAs(OPERATOR, () => table().send(new PutCommand({ TableName: name, Item: { pk, sk: 'X' } })));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      // Rounds begin two weeks ahead, then the clock comes back to today while the reader idles:
+      // a wait measured on the wall clock lasted those two weeks and stop() hung on it (CI, stop 31).
+      vi.setSystemTime(Date.now() + 14 * 86_400_000);
+      reader.start();
+      await put('AHEAD#1');
+      await waitFor(() => seen.length >= 1);
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      vi.useRealTimers();
+    }
+    await put('TODAY#1');
+    await waitFor(() => seen.length >= 2);
+    expect(seen).toEqual(['AHEAD#1', 'TODAY#1']);
+    await reader.stop();
   });
 });
