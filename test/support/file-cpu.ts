@@ -16,6 +16,8 @@ export interface FileCpu {
   wallSeconds: number;
   workerCpuSeconds: number;
   dynamoCpuSeconds: number | null;
+  /** Child processes the worker started and reaped while the file ran: its own DynamoDB Local, Chromium, `tsx`. */
+  childCpuSeconds: number | null;
 }
 
 /** A run starts with no lines: the summary is of this run's files only. */
@@ -24,34 +26,43 @@ export const startFileCpu = (): void => {
   mkdirSync(fileCpuDir, { recursive: true });
 };
 
-/** CPU seconds a process has used so far (Linux); null elsewhere or once it is gone. */
-export const processCpuSeconds = (pid: number | undefined): number | null => {
+const statTicks = (pid: number | 'self' | undefined, first: number): number | null => {
   if (!pid || !existsSync(`/proc/${pid}/stat`)) return null;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime, fields 14 and 15 of stat (11 and 12 after the command): clock ticks of 1/100 s on Linux.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return (Number(fields[first]) + Number(fields[first + 1])) / 100;
   } catch {
     return null;
   }
 };
 
+/** CPU seconds a process has used so far (Linux); null elsewhere or once it is gone. */
+// utime and stime, fields 14 and 15 of stat (11 and 12 after the command): clock ticks of 1/100 s on Linux.
+export const processCpuSeconds = (pid: number | undefined): number | null => statTicks(pid, 11);
+
+/** CPU seconds of this process's children that have ended and been reaped (cutime, cstime). */
+const reapedChildrenCpuSeconds = (): number | null => statTicks('self', 13);
+
 /** Starts measuring; the function returned writes the file's line. */
 export const fileCpuMeter = (dynamoPid: number | undefined) => {
-  const started = { at: Date.now(), worker: process.cpuUsage(), dynamo: processCpuSeconds(dynamoPid) };
+  const started = { at: Date.now(), worker: process.cpuUsage(), dynamo: processCpuSeconds(dynamoPid), children: reapedChildrenCpuSeconds() };
   return (file: string): void => {
     const worker = process.cpuUsage(started.worker);
     const dynamo = processCpuSeconds(dynamoPid);
+    const children = reapedChildrenCpuSeconds();
     const line: FileCpu = {
       file: relative(root, file),
       wallSeconds: (Date.now() - started.at) / 1000,
       workerCpuSeconds: (worker.user + worker.system) / 1e6,
       dynamoCpuSeconds: dynamo !== null && started.dynamo !== null ? dynamo - started.dynamo : null,
+      childCpuSeconds: children !== null && started.children !== null ? children - started.children : null,
     };
     mkdirSync(fileCpuDir, { recursive: true });
     appendFileSync(join(fileCpuDir, `${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
   };
 };
+
+const total = (f: FileCpu): number => f.workerCpuSeconds + (f.dynamoCpuSeconds ?? 0) + (f.childCpuSeconds ?? 0);
 
 /** The run's files, most CPU first, into test-artifacts/file-cpu.json (the global teardown). */
 export const summarizeFileCpu = (): FileCpu[] => {
@@ -60,8 +71,8 @@ export const summarizeFileCpu = (): FileCpu[] => {
   const files = readdirSync(fileCpuDir)
     .filter((name) => name.endsWith('.jsonl'))
     .flatMap((name) => readFileSync(join(fileCpuDir, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FileCpu))
-    .map((f) => ({ ...f, wallSeconds: round(f.wallSeconds)!, workerCpuSeconds: round(f.workerCpuSeconds)!, dynamoCpuSeconds: round(f.dynamoCpuSeconds) }))
-    .sort((a, b) => b.workerCpuSeconds + (b.dynamoCpuSeconds ?? 0) - (a.workerCpuSeconds + (a.dynamoCpuSeconds ?? 0)));
+    .map((f) => ({ ...f, wallSeconds: round(f.wallSeconds)!, workerCpuSeconds: round(f.workerCpuSeconds)!, dynamoCpuSeconds: round(f.dynamoCpuSeconds), childCpuSeconds: round(f.childCpuSeconds ?? null) }))
+    .sort((a, b) => total(b) - total(a));
   writeFileSync(join(root, 'test-artifacts', 'file-cpu.json'), `${JSON.stringify(files, null, 1)}\n`);
   return files;
 };
