@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionsOf, synthesize, type Resource, type Synthesized } from './synth.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, sharedSynth, type Resource, type Synthesized } from './synth.ts';
 
 let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize({});
+// The run's shared synthesis: the policies and environment checked here do not depend on the bundles.
+beforeAll(async () => {
+  synth = await sharedSynth({});
 }, 180_000);
-afterAll(() => synth?.dispose());
 
 describe('dispatch guides in the cloud (issue 17)', () => {
   it('lets the field function send to the import queue, which its worker issues guides from, and nothing more', () => {

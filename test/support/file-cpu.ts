@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Where each test file's time went, for docs/testing.md: its worker's CPU (the file's stack, its
- * handlers and consumers run there) and its worker's DynamoDB Local's, one JSON line per file.
- * Child processes a file starts (Chromium, `tsx`, a synthesis, a DynamoDB Local of its own) are
- * not in it. Wall time is the file's own, beside whatever else ran.
+ * handlers and consumers run there) and its DynamoDB Locals' (its worker's and the one its stack
+ * leased), and the child processes it started and saw end (Chromium, `tsx`, a synthesis, a
+ * DynamoDB Local of its own), one JSON line per file. Wall time is the file's own, beside whatever
+ * else ran.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const fileCpuDir = join(root, 'test-artifacts', 'file-cpu');
@@ -43,8 +44,17 @@ export const processCpuSeconds = (pid: number | undefined): number | null => sta
 /** CPU seconds of this process's children that have ended and been reaped (cutime, cstime). */
 const reapedChildrenCpuSeconds = (): number | null => statTicks('self', 13);
 
+// On globalThis: the setup file and the test file may each hold their own copy of this module.
+const leased = globalThis as { fileDynamoCpuSeconds?: number };
+
+/** The CPU the file's leased DynamoDB Local (test/support/dynamo-pool.ts) spent while the file held it. */
+export const noteFileDynamoCpu = (seconds: number | null): void => {
+  if (seconds !== null) leased.fileDynamoCpuSeconds = (leased.fileDynamoCpuSeconds ?? 0) + seconds;
+};
+
 /** Starts measuring; the function returned writes the file's line. */
 export const fileCpuMeter = (dynamoPid: number | undefined) => {
+  leased.fileDynamoCpuSeconds = 0;
   const started = { at: Date.now(), worker: process.cpuUsage(), dynamo: processCpuSeconds(dynamoPid), children: reapedChildrenCpuSeconds() };
   return (file: string): void => {
     const worker = process.cpuUsage(started.worker);
@@ -54,7 +64,7 @@ export const fileCpuMeter = (dynamoPid: number | undefined) => {
       file: relative(root, file),
       wallSeconds: (Date.now() - started.at) / 1000,
       workerCpuSeconds: (worker.user + worker.system) / 1e6,
-      dynamoCpuSeconds: dynamo !== null && started.dynamo !== null ? dynamo - started.dynamo : null,
+      dynamoCpuSeconds: (dynamo !== null && started.dynamo !== null ? dynamo - started.dynamo : 0) + (leased.fileDynamoCpuSeconds ?? 0),
       childCpuSeconds: children !== null && started.children !== null ? children - started.children : null,
     };
     mkdirSync(fileCpuDir, { recursive: true });

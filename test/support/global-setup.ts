@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { markRunStart, startCallRecording } from './aws-calls-run.ts';
+import { DynamoPool } from './dynamo-pool.ts';
 import { startFileCpu, summarizeFileCpu } from './file-cpu.ts';
 
 declare module 'vitest' {
@@ -15,6 +16,8 @@ declare module 'vitest' {
     /** Their processes, in the same order: each file's share of its worker's (file-cpu.ts). */
     dynamoPids: number[];
     awsCallsDir: string;
+    /** Where a file's stack leases its DynamoDB Local (test/support/dynamo-pool.ts). */
+    dynamoPoolUrl: string;
     /** Where the infra tests share their syntheses (test/infra/synth.ts, sharedSynth). */
     infraSynthDir: string;
   }
@@ -39,6 +42,9 @@ export default async function setup(project: TestProject) {
   project.provide('dynamoEndpoint', dynamos[0]!.endpoint);
   project.provide('dynamoEndpoints', dynamos.map((d) => d.endpoint));
   project.provide('dynamoPids', dynamos.map((d) => d.pid));
+  // The stacks' DynamoDB Locals: one file at a time each, started again after a few files.
+  const pool = new DynamoPool({ maxFiles: Number(process.env.TEST_DYNAMO_FILES_PER_INSTANCE) || 6, maxCpuSeconds: 20, spares: count });
+  project.provide('dynamoPoolUrl', await pool.listen());
   startFileCpu();
   // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
   project.provide('awsCallsDir', startCallRecording(runId));
@@ -47,6 +53,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     summarizeFileCpu();
     rmSync(infraSynthDir, { recursive: true, force: true });
-    await Promise.all(dynamos.map((d) => d.stop()));
+    await Promise.all([pool.stop(), ...dynamos.map((d) => d.stop())]);
   };
 }
