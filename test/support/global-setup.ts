@@ -43,7 +43,7 @@ export default async function setup(project: TestProject) {
   project.provide('dynamoEndpoints', dynamos.map((d) => d.endpoint));
   project.provide('dynamoPids', dynamos.map((d) => d.pid));
   // The stacks' DynamoDB Locals: one file at a time each, started again after a few files.
-  const pool = new DynamoPool({ maxFiles: Number(process.env.TEST_DYNAMO_FILES_PER_INSTANCE) || 6, maxCpuSeconds: 20, spares: count });
+  const pool = new DynamoPool({ maxFiles: Number(process.env.TEST_DYNAMO_FILES_PER_INSTANCE) || 6, maxCpuSeconds: Number(process.env.TEST_DYNAMO_CPU_PER_INSTANCE) || 6, spares: count });
   project.provide('dynamoPoolUrl', await pool.listen());
   startFileCpu();
   // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
