@@ -42,8 +42,13 @@ const windowOf = (from: number, to: number, timeZone: string, lang: Lang): NonNu
   label: `${clockLabel(new Date(from), timeZone, lang)} - ${clockLabel(new Date(to), timeZone, lang)}`,
 });
 
-/** Before the route starts, a stop the preview planned: two hours from an hour before the planned arrival (decisions 15). */
-const plannedWindow = (planned: number, timeZone: string, lang: Lang) => windowOf(planned - HOUR_MS, planned + HOUR_MS, timeZone, lang);
+/**
+ * Before the route starts, a stop the preview planned: two hours from an hour before the planned
+ * arrival (decisions 15). A route that starts late must not show a window that has gone by: its
+ * part still ahead, and none at all once it has ended (the note says the time comes with the driver).
+ */
+const plannedWindow = (planned: number, now: Date, timeZone: string, lang: Lang) =>
+  now.getTime() >= planned + HOUR_MS ? null : windowOf(Math.max(planned - HOUR_MS, now.getTime()), planned + HOUR_MS, timeZone, lang);
 
 /**
  * The estimate runs from the last position; a driver behind it is expected from now on. The
@@ -53,7 +58,7 @@ const plannedWindow = (planned: number, timeZone: string, lang: Lang) => windowO
  * due at 10:09.
  */
 const etaOf = (view: ViewRecord, now: Date, lang: Lang): TrackingView['eta'] => {
-  if (view.phase === 'pending' && view.plannedArrivalAt) return plannedWindow(Date.parse(view.plannedArrivalAt), view.timeZone, lang);
+  if (view.phase === 'pending' && view.plannedArrivalAt) return plannedWindow(Date.parse(view.plannedArrivalAt), now, view.timeZone, lang);
   if (view.phase !== 'moving' || !view.position || view.travelSeconds === null) return null;
   const estimate = Math.max(now.getTime(), Date.parse(view.position.recordedAt) + view.travelSeconds * 1000);
   const from = Math.max(Math.floor((estimate - 2 * FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES, now.getTime());
@@ -62,7 +67,7 @@ const etaOf = (view: ViewRecord, now: Date, lang: Lang): TrackingView['eta'] => 
 
 const noteOf = (view: ViewRecord, eta: TrackingView['eta'], lang: Lang): string | null => {
   const t = texts[lang];
-  if (view.phase === 'pending') return eta ? null : t.scheduled(dayLabel(view.serviceDate, lang));
+  if (view.phase === 'pending') return eta ? null : view.plannedArrivalAt ? t.plannedPassed : t.scheduled(dayLabel(view.serviceDate, lang));
   if (view.phase === 'moving') return eta ? null : t.awaitingPosition;
   if (view.phase === 'cancelled') return t.cancelled;
   return null;

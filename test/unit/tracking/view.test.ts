@@ -73,6 +73,16 @@ describe('the public view', () => {
     // Once moving, the planned arrival no longer counts: the 30-minute estimate from the position.
     expect(publicView({ ...base, plannedArrivalAt: '2026-11-23T15:40:00-03:00' }, now).eta).toEqual({ from: '2026-11-23T17:25:00.000Z', to: '2026-11-23T17:55:00.000Z', label: '14:25 - 14:55' });
   });
+
+  it('never shows a planned window that has gone by when the route starts late: the part ahead, then a note', () => {
+    const planned = { ...base, phase: 'pending' as const, driverFirstName: null, position: null, travelSeconds: null, plannedArrivalAt: '2026-11-23T15:40:00-03:00' };
+    // Half an hour after the planned arrival: from now to the window's end.
+    const inside = publicView(planned, new Date('2026-11-23T19:10:00.000Z'), 'en');
+    expect(inside.eta).toEqual({ from: '2026-11-23T19:10:00.000Z', to: '2026-11-23T19:40:00.000Z', label: '16:10 - 16:40' });
+    // Past its end, still not started: no window, and a note saying the time comes with the driver.
+    const late = publicView(planned, new Date('2026-11-23T19:40:00.000Z'), 'es');
+    expect(late).toMatchObject({ state: 'pending', eta: null, etaNote: 'Tu entrega viene con retraso; la hora estimada aparecerá cuando el conductor salga.' });
+  });
 });
 
 describe('the page and its helpers', () => {
