@@ -1,0 +1,37 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { DynamoPool } from '../support/dynamo-pool.ts';
+import { processCpuSeconds } from '../support/file-cpu.ts';
+
+const gone = async (pid: number) => {
+  for (let i = 0; i < 100 && processCpuSeconds(pid) !== null; i++) await new Promise((r) => setTimeout(r, 50));
+  return processCpuSeconds(pid) === null;
+};
+
+// The pool the test stacks lease their DynamoDB Locals from (docs/testing.md): a file that shared
+// one with a file running beside it, or kept one past its limit, would see another file's load.
+describe('the test stacks’ DynamoDB Local pool', () => {
+  const pool = new DynamoPool({ maxFiles: 2, maxCpuSeconds: 1_000, spares: 1 });
+  afterAll(() => pool.stop());
+
+  it('lends one instance to one file at a time, lends it again, and replaces it after its last file', async () => {
+    await pool.listen();
+    const [a, b] = await Promise.all([pool.lease(), pool.lease()]);
+    expect(a.endpoint).not.toBe(b.endpoint);
+    expect((await pool.release(a.endpoint)).cpuSeconds).toBeGreaterThanOrEqual(0);
+    const again = await pool.lease();
+    expect(again.endpoint).toBe(a.endpoint);
+    // Its second file: stopped, and the next file gets another.
+    await pool.release(again.endpoint);
+    expect(await gone(a.pid)).toBe(true);
+    const next = await pool.lease();
+    expect([a.endpoint, b.endpoint]).not.toContain(next.endpoint);
+    await pool.release(b.endpoint);
+    await pool.release(next.endpoint);
+  }, 60_000);
+
+  it('leaves no DynamoDB Local running once stopped', async () => {
+    const lease = await pool.lease();
+    await pool.stop();
+    expect(await gone(lease.pid)).toBe(true);
+  }, 60_000);
+});
