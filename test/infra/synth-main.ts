@@ -4,7 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 
 // Run by sharedSynth (synth.ts) in a child process: prints the template and the cdk-nag report of
-// the stack synthesized with the context given as JSON in argv[2], as synthesize() makes them but
+// the stack synthesized with the context given as JSON in argv[2], as infra/app.ts makes them but
 // without bundling the functions' code (the bundles are checked by stack.test.ts and
 // bundles.test.ts; the template's other resources, policies and nag findings do not depend on it).
 const context = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;

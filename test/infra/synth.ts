@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,6 @@ import { App } from 'aws-cdk-lib';
 import type { CfnElement, PolicyValidationPluginReport } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 
 export type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DeletionPolicy?: string };
@@ -36,37 +35,6 @@ export interface Synthesized {
   statementsOf(roleId: string): Statement[];
   /** Removes the cloud assembly (bundled assets included). */
   dispose(): void;
-}
-
-/**
- * One synthesis with esbuild bundling and cdk-nag, as infra/app.ts does it: the checks are made
- * with the app as scope so acknowledgements land in the template as cdk_nag metadata.
- */
-export function synthesize(context: Record<string, string> = {}): Synthesized {
-  const outdir = mkdtempSync(join(tmpdir(), 'delivery-ops-cdk-'));
-  const app = new App({ outdir, context });
-  const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
-  const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
-  const template = Template.fromStack(stack);
-  const reports = [stack, stack.edgeAcl, stack.edgeLogs].map((s) => nag.validateScope(s));
-  const nagReport = { ...reports[0]!, success: reports.every((r) => r.success), violations: reports.flatMap((r) => r.violations) };
-  const all = template.toJSON().Resources as Record<string, Resource>;
-  const resources = (type: string): [string, Resource][] => Object.entries(all).filter(([, r]) => r.Type === type);
-  const edgeTemplates = [stack.edgeAcl, stack.edgeLogs].map((s) => Template.fromStack(s).toJSON());
-  return {
-    outdir,
-    stack,
-    template,
-    nagReport,
-    resources,
-    edgeResources: edgeResourcesOf(edgeTemplates),
-    logicalId: (construct) => stack.resolve(stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement)) as string,
-    statementsOf: (roleId) =>
-      resources('AWS::IAM::Policy')
-        .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`))
-        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]),
-    dispose: () => rmSync(outdir, { recursive: true, force: true }),
-  };
 }
 
 const edgeResourcesOf =
@@ -148,7 +116,7 @@ export const sharedAssembly = (): Promise<string> =>
   });
 
 /**
- * As synthesize(), shared by the files of a run: the template and the cdk-nag report come from one
+ * One synthesis with cdk-nag, shared by the files of a run: the template and the cdk-nag report come from one
  * synthesis per context, made in a child process (without bundling: the bundles are stack.test.ts's
  * and bundles.test.ts's), and the construct tree to name resources by is built here, also without
  * bundling. The construct tree is the same as the child's, so are the logical ids.
