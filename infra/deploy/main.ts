@@ -69,4 +69,4 @@ for (const step of plan.steps) {
 for (const note of plan.notes) console.log(`\nNote: ${note}`);
 const outputsFile = `${root}cdk.out/deploy-outputs.json`;
 const outputs = existsSync(outputsFile) ? ((JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>)[STACKS.app] ?? {}) : {};
-if (args.first) console.log(`\nAfter the first deploy (docs/cloud-stack.md):\n${afterDeployChecks(region, outputs).join('\n')}`);
+console.log(`\nAfter ${args.first ? 'the first deploy' : 'this deploy'} (docs/cloud-stack.md, After a deploy):\n${afterDeployChecks(region, args.first, outputs).join('\n')}`);

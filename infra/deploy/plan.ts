@@ -174,14 +174,32 @@ export function planDeploy(facts: DeployFacts): Plan {
   return { refusals: [], settings, steps, notes };
 }
 
-/** The after-deploy checks of docs/cloud-stack.md, with the stack's outputs when known. */
-export function afterDeployChecks(region: string, outputs: Record<string, string> = {}): string[] {
+/**
+ * The after-deploy checks of docs/cloud-stack.md, with the stack's outputs when known. Every
+ * deploy gets the smoke check of the public API and where its alarms are; only the first gets the
+ * origin secret's forced rotation (it replaces the value resolved at create time) and the forced
+ * alarm (the e-mail subscription, confirmed once, is what it proves).
+ */
+export function afterDeployChecks(region: string, first: boolean, outputs: Record<string, string> = {}): string[] {
   const secret = outputs.OriginSecretArn ?? '<OriginSecretArn output>';
   const url = outputs.Url ?? '<Url output>';
+  const alarms = `aws cloudwatch describe-alarms --alarm-name-prefix ${STACKS.app}- --region ${region}`;
+  const alarmsSeen = [
+    `${alarms} --state-value ALARM --query 'MetricAlarms[].AlarmName' --output text   # the alarms firing now: none expected`,
+    `# all of them, with their history: https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#alarmsV2: (search ${STACKS.app}-); each one's change reaches the e-mail subscribed to the AlarmTopicArn output`,
+  ];
+  if (!first) {
+    return [
+      // A later deploy that replaced what the origin secret binds needs the rotation again (docs/security.md); a 403 here says so.
+      `curl -i ${url}/v1/openapi.json   # 200; a 403 after a deploy that replaced the origin secret, the distribution, the web ACL or the rotation function: rotate the secret (docs/cloud-stack.md)`,
+      ...alarmsSeen,
+    ];
+  }
   return [
     `aws secretsmanager rotate-secret --secret-id ${secret} --region ${region}`,
     `curl -i ${url}/v1/openapi.json   # 200 once the rotation is done`,
-    `aws cloudwatch describe-alarms --alarm-name-prefix ${STACKS.app}- --max-items 1 --query 'MetricAlarms[0].AlarmName' --output text --region ${region}`,
+    ...alarmsSeen,
+    `${alarms} --max-items 1 --query 'MetricAlarms[0].AlarmName' --output text`,
     `aws cloudwatch set-alarm-state --alarm-name <that alarm> --state-value ALARM --state-reason "first deploy check" --region ${region}`,
   ];
 }

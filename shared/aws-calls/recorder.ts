@@ -1,7 +1,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { currentFunction, OPERATOR } from './identity.ts';
+import { currentFunction } from '../runtime/current-function.ts';
+import { OPERATOR } from './identity.ts';
 
 /**
  * A resource as the deployed function would name it. Locally names differ (a table per test

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { currentFunction } from '../aws-calls/identity.ts';
+import { currentFunction } from '../runtime/current-function.ts';
 import { canonicalContext, type KeyService } from '../ports/key-service.ts';
 
 /** A secret as stored: the wrapped data key beside the data it encrypts (all base64). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STACKS, parseDeployArgs, planDeploy, resolveRegion, type DeployFacts } from '../../infra/deploy/plan.ts';
+import { STACKS, afterDeployChecks, parseDeployArgs, planDeploy, resolveRegion, type DeployFacts } from '../../infra/deploy/plan.ts';
 import type { DeploySettings } from '../../infra/deploy/settings.ts';
 import { PLACEHOLDER_OIDC_ISSUER } from '../../infra/stack.ts';
 
@@ -106,6 +106,34 @@ describe('a later deploy', () => {
   it('refuses without a settings file, or where nothing is deployed yet', () => {
     expect(plan([], { stackStatus: deployed }).refusals).toEqual([expect.stringMatching(/No deploy.settings.json.*--first/)]);
     expect(plan([], { settings: kept }).refusals).toEqual([expect.stringMatching(/not deployed in sa-east-1.*--first/)]);
+  });
+});
+
+describe('the checks printed after a deploy', () => {
+  const outputs = { Url: 'https://d111.cloudfront.net', OriginSecretArn: 'arn:aws:secretsmanager:sa-east-1:123456789012:secret:Origin-1' };
+  const smoke = 'curl -i https://d111.cloudfront.net/v1/openapi.json';
+  const firing = "aws cloudwatch describe-alarms --alarm-name-prefix DeliveryOps- --region sa-east-1 --state-value ALARM";
+
+  it('after every deploy: the public API answers its OpenAPI document, and where the alarms are', () => {
+    const later = afterDeployChecks('sa-east-1', false, outputs);
+    expect(later[0]).toMatch(new RegExp(`^${smoke} +# 200`));
+    expect(later.some((c) => c.startsWith(firing))).toBe(true);
+    expect(later.join('\n')).toContain('https://sa-east-1.console.aws.amazon.com/cloudwatch/home?region=sa-east-1#alarmsV2:');
+    // Nothing that forces an alarm or rotates the secret on a routine deploy.
+    expect(later.join('\n')).not.toMatch(/rotate-secret|set-alarm-state/);
+  });
+
+  it('after the first: the origin secret rotated before the smoke check, and an alarm forced to reach the e-mail', () => {
+    const first = afterDeployChecks('sa-east-1', true, outputs);
+    expect(first[0]).toBe(`aws secretsmanager rotate-secret --secret-id ${outputs.OriginSecretArn} --region sa-east-1`);
+    expect(first[1]).toMatch(new RegExp(`^${smoke} +# 200 once the rotation is done`));
+    expect(first.some((c) => c.startsWith(firing))).toBe(true);
+    expect(first.at(-1)).toMatch(/^aws cloudwatch set-alarm-state --alarm-name <that alarm> --state-value ALARM .*--region sa-east-1$/);
+  });
+
+  it('names the outputs to read when the outputs file is missing', () => {
+    expect(afterDeployChecks('sa-east-1', true)[0]).toContain('<OriginSecretArn output>');
+    expect(afterDeployChecks('sa-east-1', false)[0]).toContain('curl -i <Url output>/v1/openapi.json');
   });
 });
 
