@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { clearDataKeyCache, seal, unseal } from '../../../shared/crypto/sealed-secret.ts';
 import { LocalKeyService, type KeyService } from '../../../shared/ports/key-service.ts';
+import { runAs } from '../../../shared/runtime/current-function.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealed-secret-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,6 +50,18 @@ describe('sealed secrets with LocalKeyService', () => {
     expect(await unseal(keys, sealed, context)).toBe(secret);
     // Context key order does not matter, as with KMS.
     expect(await unseal(keys, sealed, { endpointId: 'ep_1', tenantId: 'tenant-1' })).toBe(secret);
+  });
+
+  it('keeps one cache per function: a second function unwraps the key itself, as its own Lambda would in the cloud', async () => {
+    const { keys, calls } = counting(new LocalKeyService({ keyFile: keyFile() }));
+    const sealed = await seal(keys, secret, context);
+    expect(await runAs('webhook-worker', () => unseal(keys, sealed, context))).toBe(secret);
+    expect(await runAs('webhook-worker', () => unseal(keys, sealed, context))).toBe(secret);
+    expect(calls.decrypt).toBe(1);
+    // Locally all functions share one process: without the split this one would skip its own
+    // kms:Decrypt, and the IAM pass would not see the grant it needs.
+    expect(await runAs('webhooks', () => unseal(keys, sealed, context))).toBe(secret);
+    expect(calls.decrypt).toBe(2);
   });
 
   it('seals the same secret differently each time', async () => {
