@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useLocalStack } from '../../support/stack.ts';
 import { RUT } from '../integrations/support.ts';
 import { PREFIX } from '../invoicing/support.ts';
 import { eventCollector, tokenOf, waitFor, waitForView } from '../operations/support.ts';
-import { guideConnection, guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
+import { guideConnection, guideRoute, guidesPath, useGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 /** decisions 14, through the real provider-chile-v1 adapter against the provider fake. */
 const collector = eventCollector();
@@ -11,11 +11,8 @@ const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' }, extraStreamConsumers:
 
 describe('dispatch guides of a route (decisions 14)', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
-
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  const world = useGuideWorld(stack);
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   it('makes one approved guide per stop with goods, issues it through a shipping, and the stop, intent and event show it', async () => {
     const goods = { connectionId: ready.connectionId, customerId: ready.customerId, municipality: 'Quinta Normal' };

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useLocalStack } from '../../support/stack.ts';
 import { created } from '../operations/support.ts';
 import { approvedPlan, assignBody, SERVICE_DATE } from '../routes/support.ts';
-import { guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
+import { guidesPath, useGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 // The spacing of provider calls is not under test here (bench:guides measures it): 300 guides at 110 ms a call take a minute.
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR', IMPORT_PROVIDER_MIN_INTERVAL_MS: '0' } });
@@ -12,11 +12,8 @@ const lines = [{ variantId: null, description: 'Harina 25 kg', quantity: '2', un
 
 describe('dispatch guides of a route of 300 stops', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
-
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  const world = useGuideWorld(stack);
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   it('makes every stop’s guide in one request and the worker issues all 300 at the provider, once each', async () => {
     const orders: any[] = new Array(STOPS);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { cancelRoute } from '../../../functions/field/route-cancel.ts';
 import { issueRouteGuides } from '../../../functions/invoicing/guides/issue-guides.ts';
@@ -16,7 +16,7 @@ import { queryAll } from '../../../shared/table/query-all.ts';
 import { commit, ReadOutdatedError } from '../../../shared/table/transaction.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { assignBody, SERVICE_DATE } from '../routes/support.ts';
-import { guideRoute, openGuideWorld, type GuideWorld } from './support.ts';
+import { guideRoute, useGuideWorld, type GuideWorld } from './support.ts';
 
 /**
  * decisions 16 as a property: any interleaving of making guides (a request that may die before
@@ -49,12 +49,8 @@ const step = (action: Step['action'], over: Partial<Step> = {}): Step => ({ acti
 
 describe('one live guide per order, whatever the interleaving (property)', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
-
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-    stack().invoiceReconciler.stop();
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  const world = useGuideWorld(stack, { reconciler: 'manual' });
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   const caller = (): Caller => ({ requestId: crypto.randomUUID(), tenantId: tenant.id, member: { id: admin.id, role: 'admin' } as Caller['member'], claims: {}, now: new Date(), publicBaseUrl: '' });
   /** As the request chain does: a lost race runs the operation again. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { cancelRoute } from '../../../functions/field/route-cancel.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
@@ -11,20 +11,16 @@ import { useLocalStack } from '../../support/stack.ts';
 import { PREFIX } from '../invoicing/support.ts';
 import { created } from '../operations/support.ts';
 import { approvedPlan, assignBody } from '../routes/support.ts';
-import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
+import { guideRoute, guidesPath, useGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 /** decisions 16: an order has at most one live guide, whatever its routes; cancels take the guides nothing of which reached the provider. */
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 
 describe('one live guide per order', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
-
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-    // This file runs the reconciler itself, with chosen clocks.
-    stack().invoiceReconciler.stop();
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  // This file runs the reconciler itself, with chosen clocks.
+  const world = useGuideWorld(stack, { reconciler: 'manual' });
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   const goods = () => ({ connectionId: ready.connectionId, customerId: ready.customerId });
   const caller = (): Caller => ({ requestId: crypto.randomUUID(), tenantId: tenant.id, member: { id: admin.id, role: 'admin' } as Caller['member'], claims: {}, now: new Date(), publicBaseUrl: '' });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useLocalStack } from '../../support/stack.ts';
 import { PREFIX } from '../invoicing/support.ts';
-import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
+import { guideRoute, guidesPath, useGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 /** decisions 16: what the SII needs of a guide, refused before any guide is made. */
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
@@ -11,11 +11,8 @@ const unpriced = { ...priced, description: 'Cajas retornables', quantity: '3', u
 
 describe('the SII’s checks on guide creation (decisions 16)', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
-
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  const world = useGuideWorld(stack);
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   const stopsWithGuides = async (routeId: string) =>
     (await tenant.call(admin, 'GET', `/v1/field/routes/${routeId}`)).body.stops.filter((s: { dispatchGuide: unknown }) => s.dispatchGuide).length;

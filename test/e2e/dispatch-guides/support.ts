@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { LocalStack } from '../../../infra/local/stack.ts';
 import type { TestMember, TestTenant } from '../../support/api.ts';
 import { openProviderWorld, type ProviderWorld, type ProviderWorldOptions } from '../invoicing/world.ts';
@@ -15,6 +16,29 @@ export type GuideWorld = ProviderWorld<'operator' | 'driver'>;
  */
 export const openGuideWorld = (stack: LocalStack, options: Pick<ProviderWorldOptions<never>, 'timeoutMs' | 'register'> = {}): Promise<GuideWorld> =>
   openProviderWorld(stack, { ...options, members: ['operator', 'driver'], guides: true });
+
+export interface UseGuideWorldOptions extends Pick<ProviderWorldOptions<never>, 'timeoutMs' | 'register'> {
+  /** 'manual': the stack's reconciler is stopped, for files that run it themselves with chosen clocks. */
+  reconciler?: 'running' | 'manual';
+}
+
+/**
+ * openGuideWorld for the enclosing suite, with its own beforeAll and afterAll (which closes it):
+ * the getter returns the world from the suite's first test (and its later beforeAll hooks) on.
+ */
+export const useGuideWorld = (stack: () => LocalStack, options: UseGuideWorldOptions = {}): (() => GuideWorld) => {
+  const { reconciler, ...worldOptions } = options;
+  let world: GuideWorld | undefined;
+  beforeAll(async () => {
+    world = await openGuideWorld(stack(), worldOptions);
+    if (reconciler === 'manual') stack().invoiceReconciler.stop();
+  }, 60_000);
+  afterAll(async () => world?.close());
+  return () => {
+    if (!world) throw new Error('the guide world is not open yet');
+    return world;
+  };
+};
 
 export interface GoodsSpec {
   /** null: an order without goods. */

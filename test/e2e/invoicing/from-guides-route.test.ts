@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useLocalStack } from '../../support/stack.ts';
-import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from '../dispatch-guides/support.ts';
+import { guideRoute, guidesPath, useGuideWorld, waitForGuides, type GuideWorld } from '../dispatch-guides/support.ts';
 import { PREFIX } from './support.ts';
 
 const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
@@ -26,10 +26,8 @@ describe('an invoice made from the guides a route issued', () => {
       body: { connectionId: ready.connectionId, documentKind: 'invoice', customerId: ready.customerId, currency: 'CLP', minorUnitScale: 0, totalMinor, dispatchGuideIds: guideIds },
     });
 
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  const world = useGuideWorld(stack);
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   it('copies both guides’ lines and references each guide document at the provider', async () => {
     const guides = await issuedGuides(2, 'sale');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { findStopGuide } from '../../../functions/invoicing/guides/guard.ts';
 import { spacedProvider } from '../../../functions/invoicing/guides/spaced-provider.ts';
@@ -11,7 +11,7 @@ import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { guideRoute, openGuideWorld, type GuideWorld } from '../dispatch-guides/support.ts';
+import { guideRoute, useGuideWorld, type GuideWorld } from '../dispatch-guides/support.ts';
 import { twinRoute } from './guide-twins.ts';
 
 /**
@@ -26,12 +26,11 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
   let { fake, tenant, admin, operator, driver, ready, provider } = {} as GuideWorld;
   const DEADLINE_MS = 300;
 
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready, provider } = await openGuideWorld(stack(), { timeoutMs: DEADLINE_MS }));
-    stack().invoiceReconciler.stop();
+  const world = useGuideWorld(stack, { timeoutMs: DEADLINE_MS, reconciler: 'manual' });
+  beforeAll(() => {
+    ({ fake, tenant, admin, operator, driver, ready, provider } = world());
     fake.setRateLimit(null);
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  });
   beforeEach(() => fake.faults.clear());
 
   const caller = (): Caller => ({ requestId: crypto.randomUUID(), tenantId: tenant.id, member: { id: admin.id } as Caller['member'], claims: {}, now: new Date(), publicBaseUrl: '' });

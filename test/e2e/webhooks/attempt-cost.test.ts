@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { toEndpointRecord } from '../../../functions/webhooks/endpoint-record.ts';
 import { webhookWorker } from '../../../functions/jobs.ts';
@@ -9,28 +9,15 @@ import { outboxEvent } from '../../../shared/events/outbox.ts';
 import { newId } from '../../../shared/ids.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
 // Retries 1 s apart, all eight within the age up to which a destination copy is used (10 s by
 // default; 60 s here, so that a slow machine cannot push the eighth attempt past it).
 const COPY_SECONDS = 60;
-const stack = useLocalStack({
-  env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1,1', WEBHOOK_DESTINATION_SNAPSHOT_SECONDS: String(COPY_SECONDS) },
-});
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-
-beforeAll(async () => {
-  await receiver.start();
-  receiver.reply = (request) => ({ status: request.path.includes('/failing') ? 500 : 204 });
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
+const world = useWebhookWorld({ retryDelay: '1', env: { WEBHOOK_DESTINATION_SNAPSHOT_SECONDS: String(COPY_SECONDS) } });
+const { stack, receiver, emitOrderCreated } = world;
+receiver.reply = (request) => ({ status: request.path.includes('/failing') ? 500 : 204 });
 
 interface Call {
   command: string;
@@ -76,22 +63,15 @@ const perAttempt = (deliveryId: string, endpointId: string): Call[][] => {
   return attempts;
 };
 
-const createEndpoint = async (path: string) =>
-  (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint;
-const getDelivery = (id: string) => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${id}`);
-const readEndpoint = async (id: string) => (await runAs(OPERATOR, () => table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, id), ConsistentRead: true })))).Item!;
-const readDeliveryItem = async (id: string) => (await runAs(OPERATOR, () => table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(tenant.id, id), ConsistentRead: true })))).Item!;
+const createEndpoint = async (path: string) => (await world.createEndpoint(['distribution.order.created'], path)).endpoint;
+const getDelivery = (id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
+const readEndpoint = async (id: string) => (await runAs(OPERATOR, () => table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, id), ConsistentRead: true })))).Item!;
+const readDeliveryItem = async (id: string) => (await runAs(OPERATOR, () => table().send(new GetCommand({ TableName: tableName(), Key: keys.delivery(world.tenant.id, id), ConsistentRead: true })))).Item!;
 
-/** An order event as an operation writes it; the fan-out makes the delivery and queues it. */
-const emitOrderCreated = async () => {
-  const { event, write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${Date.now()}`, state: 'pending' }, new Date());
-  await runAs(OPERATOR, () => commit([write]));
-  return event;
-};
 const deliveryOf = async (eventId: string, endpointId: string) =>
   (
     await eventually(
-      () => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=100`),
+      () => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=100`),
       (r) => r.body.items.some((d: { eventId: string }) => d.eventId === eventId),
     )
   ).body.items.find((d: { eventId: string }) => d.eventId === eventId);
@@ -128,7 +108,7 @@ describe('the table calls of one delivery attempt', () => {
   it('a success after failures resets the count in the same write as its record', async () => {
     const endpoint = await createEndpoint('recovering');
     // The destination has failures before the event, so the fan-out's copy shows them.
-    await runAs(OPERATOR, () => table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, endpoint.id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': 5 } })));
+    await runAs(OPERATOR, () => table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, endpoint.id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': 5 } })));
     const event = await emitOrderCreated();
     const delivery = await deliveryOf(event.id, endpoint.id);
     await eventually(() => getDelivery(delivery.id), (r) => r.body.state === 'succeeded');
@@ -143,7 +123,7 @@ describe('the table calls of one delivery attempt', () => {
 
   it('a test notification: two calls', async () => {
     const endpoint = await createEndpoint('probe');
-    const test = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
+    const test = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
     await eventually(() => getDelivery(test.body.id), (r) => r.body.state === 'succeeded');
     expect(perAttempt(test.body.id, endpoint.id).map((a) => a.length)).toEqual([2]);
   });
@@ -152,7 +132,7 @@ describe('the table calls of one delivery attempt', () => {
 describe('the record with the count, retried', () => {
   it('a death whose record and count time out after reaching the table counts once', async () => {
     const endpoint = await createEndpoint('failing-timeout');
-    const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-8', state: 'pending' }, new Date());
+    const { event } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-8', state: 'pending' }, new Date());
     // Seven attempts made already: the next one is the eighth, and its failure kills the delivery.
     const record = newDelivery(event, { record: toEndpointRecord(await readEndpoint(endpoint.id)), readAt: new Date() }, new Date());
     const log = Array.from({ length: 7 }, (_, i) => ({ attemptNo: i + 1, trigger: 'auto', startedAt: new Date().toISOString(), durationMs: 3, outcome: 'http_status', statusCode: 500 }));
@@ -172,7 +152,7 @@ describe('the record with the count, retried', () => {
       { step: 'initialize', name },
     );
     try {
-      await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+      await stack().webhooks.queue.send({ tenantId: world.tenant.id, deliveryId: record.id });
       const dead = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'dead');
       expect(timedOut).toBe(true);
       expect(dead.body.attempts).toBe(8);
@@ -188,7 +168,7 @@ describe('the record with the count, retried', () => {
 describe('a destination copy older than WEBHOOK_DESTINATION_SNAPSHOT_SECONDS is read again', () => {
   /** A delivery whose copy of the destination was made `ageSeconds` ago (as after a long retry wait). */
   const deliveryWithOldCopy = async (endpointId: string, ageSeconds: number) => {
-    const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-9', state: 'pending' }, new Date());
+    const { event } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-9', state: 'pending' }, new Date());
     const readAt = new Date(Date.now() - ageSeconds * 1000);
     const record = newDelivery(event, { record: toEndpointRecord(await readEndpoint(endpointId)), readAt }, new Date());
     await runAs(OPERATOR, () => table().send(new PutCommand(putNewDelivery(record).item.Put!)));
@@ -198,8 +178,8 @@ describe('a destination copy older than WEBHOOK_DESTINATION_SNAPSHOT_SECONDS is 
   it('a destination disabled since its copy was made gets no request; the attempt read it (three calls)', async () => {
     const endpoint = await createEndpoint('disabled-later');
     const record = await deliveryWithOldCopy(endpoint.id, COPY_SECONDS + 1);
-    expect((await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } })).status).toBe(200);
-    await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+    expect((await world.tenant.call(world.admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } })).status).toBe(200);
+    await stack().webhooks.queue.send({ tenantId: world.tenant.id, deliveryId: record.id });
     const dead = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'dead');
     expect(dead.body.lastOutcome).toBe('destination_disabled');
     expect(receiver.received.filter((r) => r.headers['webhook-id'] === record.eventId)).toHaveLength(0);
@@ -207,10 +187,10 @@ describe('a destination copy older than WEBHOOK_DESTINATION_SNAPSHOT_SECONDS is 
   });
 
   it('a rotated secret signs the attempt of an older copy, and the record keeps the fresh copy', async () => {
-    const created = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/rotated`, eventTypes: ['distribution.order.created'] } })).body;
+    const created = (await world.tenant.call(world.admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/rotated`, eventTypes: ['distribution.order.created'] } })).body;
     const record = await deliveryWithOldCopy(created.endpoint.id, COPY_SECONDS + 1);
-    const rotated = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${created.endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 0 } })).body;
-    await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+    const rotated = (await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${created.endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 0 } })).body;
+    await stack().webhooks.queue.send({ tenantId: world.tenant.id, deliveryId: record.id });
     await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
     const [request] = receiver.received.filter((r) => r.headers['webhook-id'] === record.eventId);
     expect(() => new Webhook(rotated.secret.value).verify(request.body, request.headers as Record<string, string>)).not.toThrow();

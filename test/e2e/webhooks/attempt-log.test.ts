@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { useWebhookWorld } from './world.ts';
 
 // One second between attempts: a Retry-After of 60 is held to twice that (schedule.test.ts).
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1,1' } });
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-
-beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
+const world = useWebhookWorld({ retryDelay: '1' });
+const { receiver } = world;
 
 interface LogEntry {
   attemptNo: number;
@@ -28,13 +17,9 @@ const logOf = async (path: string, answers: { status: number; headers?: Record<s
   let calls = 0;
   const previous = receiver.reply;
   receiver.reply = (r) => (r.path.endsWith(`/${path}`) ? answers[Math.min(calls++, answers.length - 1)] : previous(r));
-  const endpoint = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint;
-  const delivery = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
-  const done = await eventually(
-    () => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${delivery.id}`),
-    (r) => r.body.state === 'succeeded',
-    20_000,
-  );
+  const { endpoint } = await world.createEndpoint(['distribution.order.created'], path);
+  const delivery = await world.sendTest(endpoint.id);
+  const done = await world.readUntil(`/v1/webhooks/deliveries/${delivery.id}`, (r) => r.body.state === 'succeeded', 20_000);
   return { deliveryId: delivery.id, log: done.body.attemptLog };
 };
 
@@ -64,8 +49,8 @@ describe('the attempt log (decisions 5)', () => {
     expect(log[0].responseExcerpt).toBe(`{"error":"invalid signature"}${'-'.repeat(256 - 31)}`);
     expect(log[1].responseExcerpt).toBeNull();
     for (const role of ['operator', 'viewer'] as const) {
-      const member = await tenant.member(role);
-      const read = await tenant.call(member, 'GET', `/v1/webhooks/deliveries/${deliveryId}`);
+      const member = await world.tenant.member(role);
+      const read = await world.tenant.call(member, 'GET', `/v1/webhooks/deliveries/${deliveryId}`);
       expect(read.status).toBe(200);
       expect(read.body.attemptLog).toHaveLength(2);
       for (const entry of read.body.attemptLog) {

@@ -1,54 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
+import { describe, expect, it } from 'vitest';
 import { tableName } from '../../../shared/table/client.ts';
 import { tenantPk } from '../../../shared/table/keys.ts';
 import { queryAll } from '../../../shared/table/query-all.ts';
-import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
-import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '0,0,0,0,0,0,0' } });
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-
-beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
-
-/** An order event as an operation would write it: an outbox item in its own transaction. */
-const emitOrderCreated = async () => {
-  const { event, write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${Date.now()}`, state: 'pending' }, new Date());
-  await runAs(OPERATOR, () => commit([write]));
-  return event;
-};
+const world = useWebhookWorld({ retryDelay: '0' });
+const { receiver, emitOrderCreated } = world;
 
 const activeSlots = async () => {
   const items: Record<string, unknown>[] = [];
-  for await (const item of queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tenantPk(tenant.id) } })) items.push(item);
+  for await (const item of queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tenantPk(world.tenant.id) } })) items.push(item);
   return { active: items.find((i) => i.sk === 'WHACTIVE')?.active, urlHeld: items.some((i) => String(i.sk).startsWith('WHURL#')) };
 };
 
 describe('a destination that keeps failing', () => {
   it('disables itself after 20 dead deliveries in a row, gets nothing more, and comes back by PATCH', async () => {
     receiver.reply = () => ({ status: 500 });
-    const { endpoint } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['distribution.order.created'] } })).body;
+    const { endpoint } = await world.createEndpoint(['distribution.order.created']);
     for (let i = 0; i < 20; i++) await emitOrderCreated();
-    const disabled = await eventually(
-      () => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`),
-      (r) => r.body.state === 'disabled',
-      40_000,
-    );
+    const disabled = await world.readUntil(`/v1/webhooks/endpoints/${endpoint.id}`, (r) => r.body.state === 'disabled', 40_000);
     expect(disabled.body).toMatchObject({ disabledReason: 'failures', consecutiveFailures: 20, version: 2 });
     // Disabling gave back its active slot: the tenant's count is 0 and the URL is free.
     expect(await activeSlots()).toEqual({ active: 0, urlHeld: false });
-    const dead = await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=dead&limit=100`);
+    const dead = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=dead&limit=100`);
     expect(dead.body.items).toHaveLength(20);
     expect(dead.body.items.every((d: { attempts: number }) => d.attempts === 8)).toBe(true);
 
@@ -56,11 +31,11 @@ describe('a destination that keeps failing', () => {
     const ignored = await emitOrderCreated();
     await new Promise((r) => setTimeout(r, 1_000));
     expect(receiver.received.length).toBe(seen);
-    const none = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries?endpointId=${endpoint.id}&limit=100`);
+    const none = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries?endpointId=${endpoint.id}&limit=100`);
     expect(none.body.items.some((d: { eventId: string }) => d.eventId === ignored.id)).toBe(false);
 
     receiver.reply = () => ({ status: 200 });
-    const reactivated = await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 2, active: true } });
+    const reactivated = await world.tenant.call(world.admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 2, active: true } });
     expect(reactivated.body).toMatchObject({ state: 'active', disabledReason: null, consecutiveFailures: 0, version: 3 });
     expect(await activeSlots()).toEqual({ active: 1, urlHeld: true });
     const next = await emitOrderCreated();

@@ -1,6 +1,6 @@
 import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { updateEndpoint } from '../../../functions/webhooks/endpoints.ts';
 import { outboxEvent } from '../../../shared/events/outbox.ts';
@@ -8,44 +8,25 @@ import { newId } from '../../../shared/ids.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
-const stack = useLocalStack({
-  env: {
-    WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1',
-    WEBHOOK_RETRY_DELAYS: '0,0,0,0,0,0,0',
-    WEBHOOK_LEASE_SECONDS: '1',
-    WEBHOOK_SWEEP_GRACE_SECONDS: '0',
-    WEBHOOK_MAX_MANUAL_RETRIES: '2',
-  },
-});
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
+const world = useWebhookWorld({ retryDelay: '0', env: { WEBHOOK_LEASE_SECONDS: '1', WEBHOOK_SWEEP_GRACE_SECONDS: '0', WEBHOOK_MAX_MANUAL_RETRIES: '2' } });
+const { stack, receiver } = world;
+receiver.reply = (request) => ({ status: request.path.includes('/failing') ? 500 : 204 });
 
-beforeAll(async () => {
-  await receiver.start();
-  receiver.reply = (request) => ({ status: request.path.includes('/failing') ? 500 : 204 });
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
-
-const createEndpoint = async (path: string) =>
-  (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint;
-const readEndpoint = async (id: string) => (await table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, id), ConsistentRead: true }))).Item!;
+const createEndpoint = async (path: string) => (await world.createEndpoint(['distribution.order.created'], path)).endpoint;
+const readEndpoint = async (id: string) => (await table().send(new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, id), ConsistentRead: true }))).Item!;
 const setFailures = (id: string, count: number) =>
-  table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': count } }));
-const getDelivery = (id: string) => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${id}`);
+  table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': count } }));
+const getDelivery = (id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
 const requestsFor = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
-const orderCreated = (at = new Date()) => outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-7', state: 'pending' }, at).event;
+const orderCreated = (at = new Date()) => outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-7', state: 'pending' }, at).event;
 
 /** Makes the first write that touches this destination fail as if a concurrent transaction held it. */
 const conflictOnceOn = (endpointId: string) => {
   const name = `conflict-${newId()}`;
-  const sk = keys.webhookEndpoint(tenant.id, endpointId).sk;
+  const sk = keys.webhookEndpoint(world.tenant.id, endpointId).sk;
   let fired = false;
   table().middlewareStack.add(
     (next) => async (args) => {
@@ -78,7 +59,7 @@ describe('the destination failure count', () => {
     try {
       const record = newDelivery(orderCreated(), endpoint.id, new Date());
       await table().send(new PutCommand(putNewDelivery(record).item.Put!));
-      await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+      await stack().webhooks.queue.send({ tenantId: world.tenant.id, deliveryId: record.id });
       await eventually(async () => injected.fired, (fired) => fired);
       const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
       // Past the lease, the sweeper would find an unrecorded attempt and send it again.
@@ -117,7 +98,7 @@ describe('the destination failure count', () => {
     );
     try {
       await table().send(new PutCommand(putNewDelivery(record).item.Put!));
-      await stack().webhooks.queue.send({ tenantId: tenant.id, deliveryId: record.id });
+      await stack().webhooks.queue.send({ tenantId: world.tenant.id, deliveryId: record.id });
       const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
       expect(timedOut).toBe(true);
       await new Promise((r) => setTimeout(r, 1_200));
@@ -135,27 +116,27 @@ describe('the destination failure count', () => {
     const endpoint = await createEndpoint('concurrent');
     await setFailures(endpoint.id, 4);
     // The PATCH reads the destination, then the worker counts a dead delivery, then the PATCH commits.
-    const patch = await updateEndpoint(tenant.id, endpoint.id, { version: 1, description: 'ERP (new)' }, new Date());
-    await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, endpoint.id), UpdateExpression: 'ADD consecutiveFailures :one', ExpressionAttributeValues: { ':one': 1 } }));
+    const patch = await updateEndpoint(world.tenant.id, endpoint.id, { version: 1, description: 'ERP (new)' }, new Date());
+    await table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, endpoint.id), UpdateExpression: 'ADD consecutiveFailures :one', ExpressionAttributeValues: { ':one': 1 } }));
     await commit(patch.writes);
-    const after = (await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body;
+    const after = (await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body;
     expect(after).toMatchObject({ description: 'ERP (new)', consecutiveFailures: 5, version: 2 });
   });
 
   it('a test notification never counts toward disabling, even as the 20th dead delivery', async () => {
     const endpoint = await createEndpoint('failing-test');
     await setFailures(endpoint.id, 19);
-    const test = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
+    const test = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
     const dead = await eventually(() => getDelivery(test.body.id), (r) => r.body.state === 'dead', 30_000);
     expect(dead.body.attempts).toBe(8);
-    const after = (await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body;
+    const after = (await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body;
     expect(after).toMatchObject({ state: 'active', disabledReason: null, consecutiveFailures: 19, version: 1 });
   }, 40_000);
 
   it('a test notification that succeeds does not reset the count either', async () => {
     const endpoint = await createEndpoint('healthy-test');
     await setFailures(endpoint.id, 7);
-    const test = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
+    const test = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
     await eventually(() => getDelivery(test.body.id), (r) => r.body.state === 'succeeded');
     expect((await readEndpoint(endpoint.id)).consecutiveFailures).toBe(7);
   });
@@ -171,7 +152,7 @@ describe('bounds on one delivery', () => {
     delete (item as Record<string, unknown>).gsi2sk;
     await table().send(new PutCommand({ TableName: tableName(), Item: item }));
 
-    expect((await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${record.id}/retry`)).status).toBe(202);
+    expect((await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${record.id}/retry`)).status).toBe(202);
     const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
     expect(done.body.attemptLog).toHaveLength(20);
     expect(done.body.attemptLog.map((e: { attemptNo: number }) => e.attemptNo)).toEqual([1, 2, 3, ...Array.from({ length: 17 }, (_, i) => i + 5)]);
@@ -181,14 +162,14 @@ describe('bounds on one delivery', () => {
 
   it('manual retries stop at WEBHOOK_MAX_MANUAL_RETRIES with 409 retry_limit_reached', async () => {
     const endpoint = await createEndpoint('retried');
-    const test = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
+    const test = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`);
     await eventually(() => getDelivery(test.body.id), (r) => r.body.state === 'succeeded');
     for (let i = 1; i <= 2; i++) {
-      const retried = await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${test.body.id}/retry`);
+      const retried = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${test.body.id}/retry`);
       expect(retried.status, retried.text).toBe(202);
       await eventually(() => getDelivery(test.body.id), (r) => r.body.state === 'succeeded' && r.body.manualRetries === i);
     }
-    const refused = await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${test.body.id}/retry`);
+    const refused = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${test.body.id}/retry`);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('retry_limit_reached');
     expect((await getDelivery(test.body.id)).body).toMatchObject({ state: 'succeeded', manualRetries: 2, attempts: 3 });

@@ -1,32 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
-import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver, type Received } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, type Received } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '0,0,0,0,0,0,0' } });
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-
-beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
+const world = useWebhookWorld({ retryDelay: '0' });
+const { receiver, receivedAt: at } = world;
 
 const operational = ['webhook.endpoint.failing', 'webhook.endpoint.disabled'];
-const create = async (path: string, eventTypes: string[]) =>
-  (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes } })).body.endpoint as { id: string; url: string };
-const emitOrderCreated = async () => {
-  const { write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId()}`, state: 'pending' }, new Date());
-  await runAs(OPERATOR, () => commit([write]));
-};
-const at = (path: string) => receiver.received.filter((r) => r.path.startsWith(`/hooks/${path}`));
+const create = async (path: string, eventTypes: string[]) => (await world.createEndpoint(eventTypes, path)).endpoint;
 const typeOf = (r: Received) => JSON.parse(r.body).type as string;
 
 describe('operational events (decisions 5)', () => {
@@ -37,20 +17,20 @@ describe('operational events (decisions 5)', () => {
     await create('watcher', operational);
     await create('orders-only', ['distribution.order.created']);
     const sleeping = await create('sleeping', operational);
-    expect((await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${sleeping.id}`, { body: { version: 1, active: false } })).status).toBe(200);
+    expect((await world.tenant.call(world.admin, 'PATCH', `/v1/webhooks/endpoints/${sleeping.id}`, { body: { version: 1, active: false } })).status).toBe(200);
 
     // Twenty deliveries dying side by side: the count passes 15 in racing records.
-    await Promise.all(Array.from({ length: 20 }, emitOrderCreated));
-    await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${failing.id}`), (r) => r.body.state === 'disabled', 60_000);
+    await Promise.all(Array.from({ length: 20 }, world.emitOrderCreated));
+    await world.readUntil(`/v1/webhooks/endpoints/${failing.id}`, (r) => r.body.state === 'disabled', 60_000);
     const notices = await eventually(async () => at('watcher'), (list) => list.length >= 2, 20_000);
     // Whatever else arrives would come by now: the outbox of the disabling committed with it.
-    await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/deliveries?state=pending`), (r) => r.body.items.length === 0);
+    await world.readUntil('/v1/webhooks/deliveries?state=pending', (r) => r.body.items.length === 0);
 
     expect(notices.map(typeOf)).toEqual(['webhook.endpoint.failing', 'webhook.endpoint.disabled']);
     const [warning, disabled] = notices.map((r) => JSON.parse(r.body));
     const redacted = `${receiver.url}/failing?token=REDACTED`;
-    expect(warning).toMatchObject({ tenantId: tenant.id, data: { endpointId: failing.id, url: redacted, consecutiveFailures: 15, disabledReason: null } });
-    expect(disabled).toMatchObject({ tenantId: tenant.id, data: { endpointId: failing.id, url: redacted, consecutiveFailures: 20, disabledReason: 'failures' } });
+    expect(warning).toMatchObject({ tenantId: world.tenant.id, data: { endpointId: failing.id, url: redacted, consecutiveFailures: 15, disabledReason: null } });
+    expect(disabled).toMatchObject({ tenantId: world.tenant.id, data: { endpointId: failing.id, url: redacted, consecutiveFailures: 20, disabledReason: 'failures' } });
     expect(JSON.stringify(notices.map((n) => n.body))).not.toContain('s3cr3t');
 
     expect(at('failing').map(typeOf).filter((t) => operational.includes(t))).toEqual([]);

@@ -1,5 +1,5 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { webhookWorker } from '../../../functions/jobs.ts';
 import { newDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { RECOVERY_ATTEMPTS_PER_SECOND, runRecoveryPage } from '../../../functions/webhooks/worker/recovery-page.ts';
@@ -9,21 +9,15 @@ import { newId } from '../../../shared/ids.ts';
 import { isDelivery, isRecoveryPage, type QueueMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_MAX_MANUAL_RETRIES: '20' } });
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
+const world = useWebhookWorld({ env: { WEBHOOK_MAX_MANUAL_RETRIES: '20' } });
+const { stack, receiver } = world;
 /** Every message handed to the attempts queue, in order, with its delay. */
 const sent: { message: QueueMessage; delaySeconds: number }[] = [];
 
 beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
   const queue = stack().webhooks.queue;
   const send = queue.send.bind(queue);
   queue.send = (message, delaySeconds = 0) => {
@@ -31,22 +25,21 @@ beforeAll(async () => {
     return send(message, delaySeconds);
   };
 });
-afterAll(() => receiver.stop());
 
 const HOUR = 3600_000;
 const create = async (path: string) =>
-  (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint as { id: string };
+  (await world.tenant.call(world.admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint as { id: string };
 
 /** A delivery in the table as the worker leaves it after its eighth failure (or a success), made at `at`. */
 const settledDelivery = (endpointId: string, at: Date, state: 'dead' | 'succeeded', manualRetries = 0) => {
-  const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId().slice(-6)}`, state: 'pending' }, at);
+  const { event } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId().slice(-6)}`, state: 'pending' }, at);
   const { id, destination: _copy, ...record } = newDelivery(event, endpointId, at);
   const settledAt = new Date(at.getTime() + 10 * HOUR).toISOString();
   return {
     id,
     eventId: event.id,
     item: {
-      ...keys.delivery(tenant.id, id),
+      ...keys.delivery(world.tenant.id, id),
       ...keys.deliveryByEndpoint(endpointId, id),
       entity: 'delivery',
       deliveryId: id,
@@ -69,8 +62,8 @@ const putAll = async (items: Record<string, unknown>[]) => {
     await runAs(OPERATOR, () => table().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } })));
   }
 };
-const recover = (endpointId: string, body: Record<string, unknown>, member = admin) => tenant.call(member, 'POST', `/v1/webhooks/endpoints/${endpointId}/recover`, { body });
-const readRecovery = (endpointId: string, id: string) => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/recoveries/${id}`);
+const recover = (endpointId: string, body: Record<string, unknown>, member = world.admin) => world.tenant.call(member, 'POST', `/v1/webhooks/endpoints/${endpointId}/recover`, { body });
+const readRecovery = (endpointId: string, id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/recoveries/${id}`);
 const arrivals = (eventIds: Set<string>) => receiver.received.filter((r) => eventIds.has(r.headers['webhook-id'] as string));
 
 describe('recovering dead deliveries (decisions 5)', () => {
@@ -106,18 +99,18 @@ describe('recovering dead deliveries (decisions 5)', () => {
     expect(finished.body.finishedAt).not.toBeNull();
 
     await eventually(async () => arrivals(expectedIds).length, (n) => n >= expectedIds.size, 60_000);
-    await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=pending&limit=100`), (r) => r.body.items.length === 0);
-    await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=delivering&limit=100`), (r) => r.body.items.length === 0);
+    await eventually(() => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=pending&limit=100`), (r) => r.body.items.length === 0);
+    await eventually(() => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=delivering&limit=100`), (r) => r.body.items.length === 0);
     // Each once; nothing older than `since`, nothing at the cap, nothing of another destination.
     const got = receiver.received.map((r) => r.headers['webhook-id'] as string);
     expect(got.length).toBe(expectedIds.size);
     expect(new Set(got)).toEqual(expectedIds);
-    const sample = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${inWindow[0].id}`);
+    const sample = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${inWindow[0].id}`);
     expect(sample.body).toMatchObject({ state: 'succeeded', manualRetries: 1, mode: 'manual', attempts: 9 });
     expect(sample.body.attemptLog.at(-1)).toMatchObject({ trigger: 'manual', outcome: 'success' });
-    const capped = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${atCap[0].id}`);
+    const capped = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${atCap[0].id}`);
     expect(capped.body).toMatchObject({ state: 'dead', manualRetries: 20 });
-    expect((await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${dead[0].id}`)).body).toMatchObject({ state: 'dead', manualRetries: 0 });
+    expect((await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${dead[0].id}`)).body).toMatchObject({ state: 'dead', manualRetries: 0 });
 
     // At most 10 requeued attempts a second: each page hands its deliveries to the queue in
     // one-second buckets of at most 10, and the next page waits until its last bucket passed.
@@ -150,12 +143,12 @@ describe('recovering dead deliveries (decisions 5)', () => {
 
     // A page message handed over again after its page committed (the worker died before sending,
     // or SQS repeats it) sends the page again: the claims keep every delivery to one arrival.
-    const outcome = await runAs(webhookWorker.name, () => runRecoveryPage({ tenantId: tenant.id, recoveryPage: { endpointId: endpoint.id, recoveryId: started.body.id, step: 0 } }));
+    const outcome = await runAs(webhookWorker.name, () => runRecoveryPage({ tenantId: world.tenant.id, recoveryPage: { endpointId: endpoint.id, recoveryId: started.body.id, step: 0 } }));
     expect(outcome).toBe('redelivery');
     // The page messages were steps 0 to pages - 1: the last one names the last committed page.
     const lastStep = pages - 1;
-    expect(await runAs(webhookWorker.name, () => runRecoveryPage({ tenantId: tenant.id, recoveryPage: { endpointId: endpoint.id, recoveryId: started.body.id, step: lastStep } }))).toBe('resent');
-    await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=delivering&limit=100`), (r) => r.body.items.length === 0);
+    expect(await runAs(webhookWorker.name, () => runRecoveryPage({ tenantId: world.tenant.id, recoveryPage: { endpointId: endpoint.id, recoveryId: started.body.id, step: lastStep } }))).toBe('resent');
+    await eventually(() => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=delivering&limit=100`), (r) => r.body.items.length === 0);
     expect(receiver.received.length).toBe(expectedIds.size);
   }, 180_000);
 
@@ -166,7 +159,7 @@ describe('recovering dead deliveries (decisions 5)', () => {
     await putAll(dead.map((d) => d.item));
     const started = await recover(endpoint.id, { since: new Date(now - 2 * HOUR).toISOString() });
     expect(started.status).toBe(202);
-    expect((await tenant.call(admin, 'DELETE', `/v1/webhooks/endpoints/${endpoint.id}`)).status).toBe(204);
+    expect((await world.tenant.call(world.admin, 'DELETE', `/v1/webhooks/endpoints/${endpoint.id}`)).status).toBe(204);
     const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 30_000);
     expect(finished.body.counts.requeued).toBeLessThan(dead.length);
     expect(finished.body.counts.matched).toBe(finished.body.counts.requeued);
@@ -175,7 +168,7 @@ describe('recovering dead deliveries (decisions 5)', () => {
     const states = async () => {
       const bodies = [];
       for (let i = 0; i < dead.length; i += 10) {
-        bodies.push(...(await Promise.all(dead.slice(i, i + 10).map(async (d) => (await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${d.id}`)).body))));
+        bodies.push(...(await Promise.all(dead.slice(i, i + 10).map(async (d) => (await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${d.id}`)).body))));
       }
       return bodies;
     };
@@ -198,12 +191,12 @@ describe('recovering dead deliveries (decisions 5)', () => {
     expect(reversed.body.errors[0].path).toBe('body.until');
     expect((await recover(endpoint.id, { since: 'yesterday' })).status).toBe(400);
     expect((await recover(endpoint.id, {})).status).toBe(400);
-    const operator = await tenant.member('operator');
+    const operator = await world.tenant.member('operator');
     expect((await recover(endpoint.id, { since: new Date(Date.now() - HOUR).toISOString() }, operator)).body.code).toBe('role_forbidden');
     expect((await recover(newId(), { since: new Date(Date.now() - HOUR).toISOString() })).status).toBe(404);
     expect((await readRecovery(endpoint.id, newId())).status).toBe(404);
 
-    expect((await tenant.call(admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } })).status).toBe(200);
+    expect((await world.tenant.call(world.admin, 'PATCH', `/v1/webhooks/endpoints/${endpoint.id}`, { body: { version: 1, active: false } })).status).toBe(200);
     const disabled = await recover(endpoint.id, { since: new Date(Date.now() - HOUR).toISOString() });
     expect(disabled.status).toBe(409);
     expect(disabled.body.code).toBe('destination_disabled');
@@ -213,7 +206,7 @@ describe('recovering dead deliveries (decisions 5)', () => {
     const ok = await recover(live.id, { since: new Date(Date.now() - HOUR).toISOString(), until: new Date(Date.now() + day).toISOString() });
     expect(ok.status, ok.text).toBe(202);
     expect(new Date(ok.body.until).getTime()).toBeLessThanOrEqual(Date.now());
-    const viewer = await tenant.member('viewer');
-    expect((await tenant.call(viewer, 'GET', `/v1/webhooks/endpoints/${live.id}/recoveries/${ok.body.id}`)).status).toBe(200);
+    const viewer = await world.tenant.member('viewer');
+    expect((await world.tenant.call(viewer, 'GET', `/v1/webhooks/endpoints/${live.id}/recoveries/${ok.body.id}`)).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as fanOut } from '../../../functions/webhooks/fan-out/handler.ts';
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { claimDelivery } from '../../../functions/webhooks/worker/claim.ts';
@@ -9,31 +9,21 @@ import { processDelivery } from '../../../functions/webhooks/worker/deliver.ts';
 import { outboxEvent } from '../../../shared/events/outbox.ts';
 import { newId } from '../../../shared/ids.ts';
 import { table } from '../../../shared/table/client.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 import { webhookWorker } from '../../../functions/jobs.ts';
 
-const stack = useLocalStack({
-  env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1,1,1', WEBHOOK_LEASE_SECONDS: '1', WEBHOOK_SWEEP_GRACE_SECONDS: '0' },
-});
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
+const world = useWebhookWorld({ retryDelay: '1', env: { WEBHOOK_LEASE_SECONDS: '1', WEBHOOK_SWEEP_GRACE_SECONDS: '0' } });
+const { stack, receiver } = world;
 let endpointId: string;
-
 beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-  endpointId = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['distribution.order.created'] } })).body.endpoint.id;
+  endpointId = (await world.createEndpoint(['distribution.order.created'])).endpoint.id;
 });
-afterAll(() => receiver.stop());
 
-const orderCreated = () => outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-1001', state: 'pending' }, new Date()).event;
+const orderCreated = () => outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-1001', state: 'pending' }, new Date()).event;
 const requestsFor = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
-const getDelivery = (id: string) => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${id}`);
+const getDelivery = (id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
 
 /** A delivery in the table with no message on any queue: as if its schedule was never made. */
 const orphanDelivery = async () => {
@@ -54,11 +44,11 @@ describe('nothing is lost, nothing is doubled', () => {
   it('recovers a delivery whose worker died mid-attempt, once its lease has run out', async () => {
     const record = await orphanDelivery();
     // A worker claims the attempt and dies before recording anything.
-    const claim = await runAs(webhookWorker.name, () => claimDelivery({ tenantId: tenant.id, deliveryId: record.id }, new Date()));
+    const claim = await runAs(webhookWorker.name, () => claimDelivery({ tenantId: world.tenant.id, deliveryId: record.id }, new Date()));
     expect(claim.claimed).toBe(true);
     expect((await getDelivery(record.id)).body.state).toBe('delivering');
     // While the lease holds, a redelivered message is refused: no second attempt.
-    await runAs(webhookWorker.name, () => processDelivery({ tenantId: tenant.id, deliveryId: record.id }));
+    await runAs(webhookWorker.name, () => processDelivery({ tenantId: world.tenant.id, deliveryId: record.id }));
     expect(requestsFor(record.eventId)).toHaveLength(0);
     await new Promise((r) => setTimeout(r, 1_100));
     await stack().webhooks.sweep();
@@ -69,14 +59,14 @@ describe('nothing is lost, nothing is doubled', () => {
 
   it('makes one attempt when five workers get the same message at once', async () => {
     const record = await orphanDelivery();
-    await Promise.all(Array.from({ length: 5 }, () => runAs(webhookWorker.name, () => processDelivery({ tenantId: tenant.id, deliveryId: record.id }))));
+    await Promise.all(Array.from({ length: 5 }, () => runAs(webhookWorker.name, () => processDelivery({ tenantId: world.tenant.id, deliveryId: record.id }))));
     const done = await eventually(() => getDelivery(record.id), (r) => r.body.state === 'succeeded');
     expect(done.body.attempts).toBe(1);
     expect(requestsFor(record.eventId)).toHaveLength(1);
   });
 
   it('makes one delivery when the stream hands the same event over twice', async () => {
-    const { event, write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-2002', state: 'pending' }, new Date());
+    const { event, write } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-2002', state: 'pending' }, new Date());
     const record = {
       eventID: '1',
       eventName: 'INSERT' as const,
@@ -88,7 +78,7 @@ describe('nothing is lost, nothing is doubled', () => {
     expect((await fanOutOnce()).batchItemFailures).toEqual([]);
     await receiver.waitFor(1);
     const deliveries = await eventually(
-      () => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=100`),
+      () => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?limit=100`),
       (r) => r.body.items.some((d: { eventId: string; state: string }) => d.eventId === event.id && d.state === 'succeeded'),
     );
     expect(deliveries.body.items.filter((d: { eventId: string }) => d.eventId === event.id)).toHaveLength(1);

@@ -1,29 +1,14 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { commit } from '../../../shared/table/transaction.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: '0,0,0,0,0,0,0' } });
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-
-beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
-
-const create = async (path: string, eventTypes: string[]) =>
-  (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes } })).body.endpoint as { id: string; url: string };
+const world = useWebhookWorld({ retryDelay: '0' });
+const { receiver } = world;
+const create = async (path: string, eventTypes: string[]) => (await world.createEndpoint(eventTypes, path)).endpoint;
 
 // What a receiver could put in its body to make the excerpt read differently from what it holds:
 // a right-to-left override, isolates, marks, zero-width characters, a BOM, a soft hyphen, and a
@@ -38,12 +23,11 @@ describe('what a failing destination gives away (issue 29)', () => {
     await create('watcher', ['webhook.endpoint.failing']);
     // Fourteen deaths in a row already: the next one warns the company.
     await runAs(OPERATOR, () =>
-      table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(tenant.id, failing.id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': 14 } })),
+      table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, failing.id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': 14 } })),
     );
-    const { write } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId()}`, state: 'pending' }, new Date());
-    await runAs(OPERATOR, () => commit([write]));
+    await world.emitOrderCreated();
 
-    const [notice] = await eventually(async () => receiver.received.filter((r) => r.path.startsWith('/hooks/watcher')), (list) => list.length >= 1, 30_000);
+    const [notice] = await eventually(async () => world.receivedAt('watcher'), (list) => list.length >= 1, 30_000);
     const data = JSON.parse(notice.body).data;
     expect(data).toMatchObject({ endpointId: failing.id, consecutiveFailures: 15, disabledReason: null });
     // The origin and the words of the path; `…` for each other segment; query values REDACTED.
@@ -51,17 +35,13 @@ describe('what a failing destination gives away (issue 29)', () => {
     for (const secret of ['T0A1B2C3', 'xoxb7f2kQ9sEcReT', 's3cr3t', 'frutas']) expect(notice.body).not.toContain(secret);
 
     // The catalogue's example shows the same form.
-    const catalogue = await tenant.call(admin, 'GET', '/v1/webhooks/event-types');
+    const catalogue = await world.tenant.call(world.admin, 'GET', '/v1/webhooks/event-types');
     const failingType = catalogue.body.items.find((t: { type: string }) => t.type === 'webhook.endpoint.failing');
     expect(failingType.example.url).toMatch(/^https:\/\/[^/]+\/hooks\/…\?token=REDACTED$/);
 
     // The receiver's body in the attempt log: text only, no mark that would reorder or hide it.
-    const dead = await eventually(
-      () => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${failing.id}/deliveries?state=dead`),
-      (r) => r.body.items.length === 1,
-      30_000,
-    );
-    const detail = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${dead.body.items[0].id}`);
+    const dead = await world.readUntil(`/v1/webhooks/endpoints/${failing.id}/deliveries?state=dead`, (r) => r.body.items.length === 1, 30_000);
+    const detail = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${dead.body.items[0].id}`);
     expect(detail.body.attemptLog).toHaveLength(8);
     for (const entry of detail.body.attemptLog) expect(entry.responseExcerpt).toBe('denied exe.txt ok end');
   }, 60_000);

@@ -1,20 +1,11 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { Receiver, type Received } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { describe, expect, it } from 'vitest';
+import type { Received } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' } });
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
+const world = useWebhookWorld();
+const { receiver } = world;
 
 const accepts = (secret: string, request: Received): [boolean, boolean] => {
   const h = request.headers as Record<string, string>;
@@ -39,17 +30,17 @@ const accepts = (secret: string, request: Received): [boolean, boolean] => {
 
 const sendTest = async (endpointId: string): Promise<Received> => {
   const count = receiver.received.length;
-  await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
+  await world.sendTest(endpointId);
   return (await receiver.waitFor(count + 1))[count];
 };
 
 describe('secret rotation', () => {
   it('signs with both secrets during the grace, new first, and with the new one only after it', async () => {
-    const { endpoint, secret: first } = (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['field.route.started'] } })).body;
+    const { endpoint, secret: first } = await world.createEndpoint(['field.route.started']);
     const before = await sendTest(endpoint.id);
     expect((before.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
 
-    const rotated = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 3600 } })).body;
+    const rotated = (await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 1, graceSeconds: 3600 } })).body;
     const during = await sendTest(endpoint.id);
     const entries = (during.headers['webhook-signature'] as string).split(' ');
     expect(entries).toHaveLength(2);
@@ -59,7 +50,7 @@ describe('secret rotation', () => {
     // New first: the first entry alone verifies with the new secret.
     expect(accepts(rotated.secret.value, { ...during, headers: { ...during.headers, 'webhook-signature': entries[0] } })).toEqual([true, true]);
 
-    const third = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 2, graceSeconds: 1 } })).body;
+    const third = (await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/secrets`, { body: { version: 2, graceSeconds: 1 } })).body;
     expect(third.endpoint.secrets.map((s: { id: string }) => s.id)).toEqual([rotated.secret.id]);
     await new Promise((r) => setTimeout(r, 1_200));
     const after = await sendTest(endpoint.id);
@@ -67,6 +58,6 @@ describe('secret rotation', () => {
     expect(accepts(third.secret.value, after)).toEqual([true, true]);
     expect(accepts(rotated.secret.value, after)).toEqual([false, false]);
     expect(accepts(first.value, after)).toEqual([false, false]);
-    expect((await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.secrets).toEqual([]);
+    expect((await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.secrets).toEqual([]);
   });
 });

@@ -1,27 +1,20 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { TestTenant } from '../../support/api.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
 
 // Short delays; the 2 s ones exceed the queue limit set here, so they go through the Scheduler.
 const delays = [1, 1, 2, 1, 2, 1, 1];
-const stack = useLocalStack({
-  env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', WEBHOOK_RETRY_DELAYS: delays.join(','), WEBHOOK_MAX_QUEUE_DELAY_SECONDS: '1' },
-});
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
+const world = useWebhookWorld({ env: { WEBHOOK_RETRY_DELAYS: delays.join(','), WEBHOOK_MAX_QUEUE_DELAY_SECONDS: '1' } });
+const { stack, receiver } = world;
 let scheduled = 0;
 
 beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
   const scheduler = stack().webhooks.scheduler;
   const scheduleAt = scheduler.scheduleAt.bind(scheduler);
   scheduler.scheduleAt = (...args) => {
@@ -29,11 +22,10 @@ beforeAll(async () => {
     return scheduleAt(...args);
   };
 });
-afterAll(() => receiver.stop());
 
 const newEndpoint = async (path: string) =>
-  (await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint;
-const getDelivery = (id: string) => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${id}`);
+  (await world.tenant.call(world.admin, 'POST', '/v1/webhooks/endpoints', { body: { url: `${receiver.url}/${path}`, eventTypes: ['distribution.order.created'] } })).body.endpoint;
+const getDelivery = (id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
 
 describe('retries', () => {
   let deadDeliveryId = '';
@@ -41,7 +33,7 @@ describe('retries', () => {
   it('makes eight attempts on the schedule, then the delivery is dead', async () => {
     receiver.reply = () => ({ status: 500 });
     const endpoint = await newEndpoint('failing');
-    const delivery = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
+    const delivery = (await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
     const requests = (await receiver.waitFor(8, 30_000)).filter((r) => r.path.endsWith('/failing'));
     const dead = await eventually(() => getDelivery(delivery.id), (r) => r.body.state === 'dead');
     expect(dead.body).toMatchObject({ attempts: 8, maxAttempts: 8, lastStatus: 500, lastOutcome: 'http_status', nextAttemptAt: null, succeededAt: null });
@@ -54,30 +46,30 @@ describe('retries', () => {
     expect(new Set(requests.slice(0, 8).map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(scheduled).toBe(2);
     // A test notification never counts toward disabling (failure-count.test.ts has the 20th case).
-    expect((await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.consecutiveFailures).toBe(0);
+    expect((await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}`)).body.consecutiveFailures).toBe(0);
     deadDeliveryId = delivery.id;
   }, 40_000);
 
   it('retries a dead delivery by hand once, in manual mode, with the same webhook id', async () => {
     const before = receiver.received.length;
     receiver.reply = (r) => ({ status: r.path.endsWith('/failing') ? 200 : 500 });
-    const retried = await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${deadDeliveryId}/retry`);
+    const retried = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${deadDeliveryId}/retry`);
     expect(retried.status, retried.text).toBe(202);
     expect(retried.body).toMatchObject({ state: 'pending', mode: 'manual', manualRetries: 1 });
-    const again = await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${deadDeliveryId}/retry`);
+    const again = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${deadDeliveryId}/retry`);
     expect([409, 202]).toContain(again.status);
     const done = await eventually(() => getDelivery(deadDeliveryId), (r) => r.body.state === 'succeeded');
     expect(done.body.attemptLog.at(-1)).toMatchObject({ trigger: 'manual', outcome: 'success', statusCode: 200 });
     expect(done.body.manualRetries).toBeGreaterThanOrEqual(1);
     expect(receiver.received[before].headers['webhook-id']).toBe(done.body.eventId);
-    const endpoint = (await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${done.body.endpointId}`)).body;
+    const endpoint = (await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${done.body.endpointId}`)).body;
     expect(endpoint.consecutiveFailures).toBe(0);
   }, 20_000);
 
   it('refuses a manual retry while the delivery is pending', async () => {
     const endpoint = await newEndpoint('pending');
-    const delivery = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
-    const refused = await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${delivery.id}/retry`);
+    const delivery = (await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
+    const refused = await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${delivery.id}/retry`);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('invalid_state');
   });
@@ -86,7 +78,7 @@ describe('retries', () => {
     let calls = 0;
     receiver.reply = (r) => (!r.path.endsWith('/busy') ? { status: 500 } : ++calls === 1 ? { status: 503, headers: { 'retry-after': '60' } } : { status: 200 });
     const endpoint = await newEndpoint('busy');
-    const delivery = (await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
+    const delivery = (await world.tenant.call(world.admin, 'POST', `/v1/webhooks/endpoints/${endpoint.id}/test`)).body;
     const waiting = await eventually(() => getDelivery(delivery.id), (r) => r.body.attempts === 1);
     expect(waiting.body).toMatchObject({ state: 'pending', lastStatus: 503, lastOutcome: 'http_status' });
     const gap = new Date(waiting.body.nextAttemptAt).getTime() - new Date(waiting.body.attemptLog[0].startedAt).getTime();
@@ -98,32 +90,32 @@ describe('retries', () => {
 
 describe('delivery log', () => {
   it('lists newest first with state, endpoint, before and limit', async () => {
-    const all = await tenant.call(admin, 'GET', '/v1/webhooks/deliveries');
+    const all = await world.tenant.call(world.admin, 'GET', '/v1/webhooks/deliveries');
     expect(all.status).toBe(200);
     const ids = all.body.items.map((d: { id: string }) => d.id);
     expect(ids).toEqual([...ids].sort().reverse());
-    const first = await tenant.call(admin, 'GET', '/v1/webhooks/deliveries?limit=1');
+    const first = await world.tenant.call(world.admin, 'GET', '/v1/webhooks/deliveries?limit=1');
     expect(first.body.items).toHaveLength(1);
-    const second = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries?limit=1&before=${first.body.nextCursor}`);
+    const second = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries?limit=1&before=${first.body.nextCursor}`);
     expect(second.body.items[0].id).toBe(ids[1]);
-    const succeeded = await tenant.call(admin, 'GET', '/v1/webhooks/deliveries?state=succeeded');
+    const succeeded = await world.tenant.call(world.admin, 'GET', '/v1/webhooks/deliveries?state=succeeded');
     expect(succeeded.body.items.length).toBeGreaterThan(0);
     expect(succeeded.body.items.every((d: { state: string }) => d.state === 'succeeded')).toBe(true);
     const endpointId = all.body.items[0].endpointId;
-    const byEndpoint = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries?endpointId=${endpointId}`);
+    const byEndpoint = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries?endpointId=${endpointId}`);
     expect(byEndpoint.body.items.every((d: { endpointId: string }) => d.endpointId === endpointId)).toBe(true);
-    const nested = await tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?state=succeeded&limit=100`);
+    const nested = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpointId}/deliveries?state=succeeded&limit=100`);
     expect(nested.body.items.every((d: { endpointId: string; state: string }) => d.endpointId === endpointId && d.state === 'succeeded')).toBe(true);
-    expect((await tenant.call(admin, 'GET', '/v1/webhooks/deliveries?state=lost')).status).toBe(400);
+    expect((await world.tenant.call(world.admin, 'GET', '/v1/webhooks/deliveries?state=lost')).status).toBe(400);
 
     const other = await TestTenant.create(stack());
     const stranger = await other.member('admin', { mfa: true });
     expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries/${ids[0]}`)).status).toBe(404);
     expect((await other.call(stranger, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).status).toBe(404);
     expect((await other.call(stranger, 'GET', `/v1/webhooks/deliveries?endpointId=${endpointId}`)).status).toBe(404);
-    const viewer = await tenant.member('viewer');
-    expect((await tenant.call(viewer, 'GET', '/v1/webhooks/deliveries')).status).toBe(200);
-    expect((await tenant.call(viewer, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).body.code).toBe('role_forbidden');
+    const viewer = await world.tenant.member('viewer');
+    expect((await world.tenant.call(viewer, 'GET', '/v1/webhooks/deliveries')).status).toBe(200);
+    expect((await world.tenant.call(viewer, 'POST', `/v1/webhooks/deliveries/${ids[0]}/retry`)).body.code).toBe('role_forbidden');
   });
 
   it('answers 410 past the 30 days of retention and 404 for a delivery never made', async () => {
@@ -134,15 +126,15 @@ describe('delivery log', () => {
       table().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.delivery(tenant.id, lingering), entity: 'delivery', deliveryId: lingering, tenantId: tenant.id, expiresAt: Math.floor(Date.now() / 1000) - 60 },
+        Item: { ...keys.delivery(world.tenant.id, lingering), entity: 'delivery', deliveryId: lingering, tenantId: world.tenant.id, expiresAt: Math.floor(Date.now() / 1000) - 60 },
       }),
       ),
     );
     const gone = await getDelivery(lingering);
     expect(gone.status).toBe(410);
     expect(gone.body.code).toBe('expired');
-    expect((await tenant.call(admin, 'POST', `/v1/webhooks/deliveries/${lingering}/retry`)).status).toBe(410);
-    expect((await tenant.call(admin, 'GET', '/v1/webhooks/deliveries')).body.items.map((d: { id: string }) => d.id)).not.toContain(lingering);
+    expect((await world.tenant.call(world.admin, 'POST', `/v1/webhooks/deliveries/${lingering}/retry`)).status).toBe(410);
+    expect((await world.tenant.call(world.admin, 'GET', '/v1/webhooks/deliveries')).body.items.map((d: { id: string }) => d.id)).not.toContain(lingering);
     expect((await getDelivery(uuidv7())).status).toBe(404);
   });
 });

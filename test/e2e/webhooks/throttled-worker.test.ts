@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attemptsQueueSettings, DEFAULT_ACCOUNT_CONCURRENCY, MINIMUM_MAX_RECEIVE_COUNT } from '../../../infra/constructs/queue-capacity.ts';
 import { LocalExecutions } from '../../../infra/local/stand-ins/local-executions.ts';
-import { TestTenant, type TestMember } from '../../support/api.ts';
-import { eventually, Receiver } from '../../support/receiver.ts';
-import { useLocalStack } from '../../support/stack.ts';
+import { eventually } from '../../support/receiver.ts';
+import { useWebhookWorld } from './world.ts';
 
 /**
  * Issue 28, item 2: on a new account's 10 executions, the API and the every-minute jobs can take
@@ -15,7 +14,8 @@ import { useLocalStack } from '../../support/stack.ts';
 const WORKER_TIMEOUT_SECONDS = 0.5;
 const executions = new LocalExecutions(DEFAULT_ACCOUNT_CONCURRENCY);
 const mapping = attemptsQueueSettings(DEFAULT_ACCOUNT_CONCURRENCY, WORKER_TIMEOUT_SECONDS);
-const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' }, webhookMapping: { ...mapping, executions } });
+const world = useWebhookWorld({ webhookMapping: { ...mapping, executions } });
+const { stack, receiver } = world;
 
 const NOTIFICATIONS = 30;
 /**
@@ -25,31 +25,17 @@ const NOTIFICATIONS = 30;
  */
 const BURST_MS = 16 * WORKER_TIMEOUT_SECONDS * 1000;
 
-const receiver = new Receiver();
-let tenant: TestTenant;
-let admin: TestMember;
-beforeAll(async () => {
-  await receiver.start();
-  tenant = await TestTenant.create(stack());
-  admin = await tenant.member('admin', { mfa: true });
-});
-afterAll(() => receiver.stop());
-
 describe('the webhook worker on a 10-execution account', () => {
   it('attempts every notification exactly once after a burst took every execution, and dead-letters none unattempted', async () => {
     expect(mapping).toEqual({ visibilityTimeoutSeconds: 6 * WORKER_TIMEOUT_SECONDS, maxReceiveCount: MINIMUM_MAX_RECEIVE_COUNT, maxConcurrency: 2 });
-    const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['distribution.order.created'] } });
-    expect(created.status, created.text).toBe(201);
-    const endpointId = created.body.endpoint.id as string;
+    const { endpoint } = await world.createEndpoint(['distribution.order.created']);
     const { queue } = stack().webhooks;
 
     // The API functions and the every-minute jobs hold all ten executions.
     const burst = executions.takeAll();
     const deliveries: string[] = [];
     for (let i = 0; i < NOTIFICATIONS; i++) {
-      const test = await tenant.call(admin, 'POST', `/v1/webhooks/endpoints/${endpointId}/test`);
-      expect(test.status, test.text).toBe(202);
-      deliveries.push(test.body.id as string);
+      deliveries.push((await world.sendTest(endpoint.id)).id);
     }
     await eventually(async () => queue.depth(), (d) => d.visible + d.inFlight === NOTIFICATIONS);
     await new Promise((resolve) => setTimeout(resolve, BURST_MS));
@@ -70,7 +56,7 @@ describe('the webhook worker on a 10-execution account', () => {
     expect(new Set(ids).size).toBe(NOTIFICATIONS);
     expect(queue.depth().dead).toBe(0);
     for (const id of deliveries) {
-      const detail = await tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${id}`);
+      const detail = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
       expect(detail.body, id).toMatchObject({ state: 'succeeded', attempts: 1, lastStatus: 204 });
     }
   }, 120_000);
