@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRouteGuides } from '../../../functions/field/dispatch-guides.ts';
 import { runReconciler } from '../../../functions/invoicing/reconciler/run.ts';
 import { invoiceReconciler } from '../../../functions/jobs.ts';
@@ -6,7 +6,7 @@ import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { useLocalStack } from '../../support/stack.ts';
-import { guideRoute, guidesPath, openGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
+import { guideRoute, guidesPath, useGuideWorld, waitForGuides, type GuideWorld } from './support.ts';
 
 /**
  * decisions 14's "a second guide for one stop must never exist": concurrent calls, routes past
@@ -19,12 +19,9 @@ const stack = useLocalStack({ env: { LOG_LEVEL: 'ERROR' } });
 describe('one guide per stop, whatever races or fails', () => {
   let { fake, tenant, admin, operator, driver, ready } = {} as GuideWorld;
 
-  beforeAll(async () => {
-    ({ fake, tenant, admin, operator, driver, ready } = await openGuideWorld(stack()));
-    // The stack's own one-minute reconciler stays out of the way: this file runs it with chosen clocks.
-    stack().invoiceReconciler.stop();
-  }, 60_000);
-  afterAll(async () => fake?.stop());
+  // The stack's own one-minute reconciler stays out of the way: this file runs it with chosen clocks.
+  const world = useGuideWorld(stack, { reconciler: 'manual' });
+  beforeAll(() => void ({ fake, tenant, admin, operator, driver, ready } = world()));
 
   const goods = () => ({ connectionId: ready.connectionId, customerId: ready.customerId });
   const shippingsBySalesId = () => {
