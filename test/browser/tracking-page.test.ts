@@ -9,6 +9,7 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { TestTenant } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 import { created, orderBody, routeWithOrders, tokenOf, waitForView } from '../e2e/operations/support.ts';
+import { upcomingServiceDate } from '../e2e/routes/support.ts';
 import { ARTIFACTS, launch, openPage } from './browser.ts';
 
 const stack = useLocalStack();
@@ -30,12 +31,14 @@ beforeAll(async () => {
     [-33.425, -70.61],
     [-33.42, -70.6],
   ]);
-  // A route from a plan with the preview's arrivals, not started: its window of two hours.
-  const plannedOrder = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('PED-2026-0043') }));
-  const plannedPlan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: '2026-11-23', routes: [{ vehicleRouteId: 'V1', orderIds: [plannedOrder.id] }] } }));
-  await table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.plan(tenant.id, plannedPlan.id), UpdateExpression: 'SET plannedArrivals = :p', ExpressionAttributeValues: { ':p': { [plannedOrder.id]: '2026-11-23T10:15:00-03:00' } } }));
+  // A route from a plan with the preview's arrivals, not started: its window of two hours (tomorrow,
+  // so that the window has not gone by whenever the test runs).
+  const day = upcomingServiceDate();
+  const plannedOrder = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('PED-2026-0043', undefined, undefined, day) }));
+  const plannedPlan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: day, routes: [{ vehicleRouteId: 'V1', orderIds: [plannedOrder.id] }] } }));
+  await table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.plan(tenant.id, plannedPlan.id), UpdateExpression: 'SET plannedArrivals = :p', ExpressionAttributeValues: { ':p': { [plannedOrder.id]: `${day}T10:15:00-03:00` } } }));
   created(await tenant.call(operator, 'POST', `/v1/routing/plans/${plannedPlan.id}/approve`, { body: { version: 1 } }), 200);
-  created(await tenant.call(operator, 'POST', '/v1/field/routes', { body: { routePlanId: plannedPlan.id, vehicleRouteId: 'V1', workerId: driver.id, serviceDate: '2026-11-23', depotName: 'Bodega Quilicura', vehicle: { plate: 'PLAN01', label: 'Camión 1' } } }));
+  created(await tenant.call(operator, 'POST', '/v1/field/routes', { body: { routePlanId: plannedPlan.id, vehicleRouteId: 'V1', workerId: driver.id, serviceDate: day, depotName: 'Bodega Quilicura', vehicle: { plate: 'PLAN01', label: 'Camión 1' } } }));
   links.planned = tokenOf(plannedOrder);
   await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/start`);
   await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/positions`, { body: { latitude: -33.4489, longitude: -70.6693, recordedAt: new Date().toISOString() } });

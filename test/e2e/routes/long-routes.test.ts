@@ -6,7 +6,7 @@ import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { call, TestTenant, type TestMember } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { eventCollector, tokenOf, waitForView } from '../operations/support.ts';
-import { approvedPlan, assignBody, createOrders, SERVICE_DATE } from './support.ts';
+import { approvedPlan, assignBody, createOrders, SERVICE_DATE, upcomingServiceDate } from './support.ts';
 
 const collector = eventCollector();
 const stack = useLocalStack({ extraStreamConsumers: { collector: collector.consumer } });
@@ -14,10 +14,13 @@ const stack = useLocalStack({ extraStreamConsumers: { collector: collector.consu
 const STOPS = 300;
 const HOUR = 3_600_000;
 
-/** The preview's planned arrival of stop i, in Santiago's offset on the service date (UTC-3 in November). */
+/** The planned route's day: ahead, so its windows show until the start. */
+const PLANNED_DAY = upcomingServiceDate();
+
+/** The preview's planned arrival of stop i, in Santiago's offset on that day (UTC-3 from September to April). */
 const plannedAt = (i: number) => {
   const minutes = 8 * 60 + i * 2;
-  return `${SERVICE_DATE}T${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}:00-03:00`;
+  return `${PLANNED_DAY}T${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}:00-03:00`;
 };
 const clock = (iso: string) => new Intl.DateTimeFormat('es-CL', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'America/Santiago' }).format(new Date(iso));
 
@@ -29,7 +32,7 @@ let orders: any[];
 beforeAll(async () => {
   tenant = await TestTenant.create(stack());
   [operator, driver] = await Promise.all([tenant.member('operator'), tenant.member('driver')]);
-  orders = await createOrders(tenant, operator, STOPS, 'LONG');
+  orders = await createOrders(tenant, operator, STOPS, 'LONG', PLANNED_DAY);
 }, 180_000);
 
 describe('a route of 300 stops', () => {
@@ -45,8 +48,8 @@ describe('a route of 300 stops', () => {
 
   it('is planned, assigned, read, started and delivered; every stop shows its planned arrival and the tracking view its window until the start', async () => {
     const plannedArrivals = Object.fromEntries(orders.map((o, i) => [o.id, plannedAt(i)]));
-    const plan = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }], plannedArrivals);
-    const assigned = await tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(plan.id, driver) });
+    const plan = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }], plannedArrivals, PLANNED_DAY);
+    const assigned = await tenant.call(operator, 'POST', '/v1/field/routes', { body: { ...assignBody(plan.id, driver), serviceDate: PLANNED_DAY } });
     expect(assigned.status, assigned.text).toBe(201);
     expect(assigned.body.stops).toHaveLength(STOPS);
     expect(assigned.body.stops.map((s: any) => s.plannedArrivalAt)).toEqual(orders.map((_, i) => plannedAt(i)));

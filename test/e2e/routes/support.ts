@@ -8,12 +8,24 @@ import { created, orderBody, plate } from '../operations/support.ts';
 export const SERVICE_DATE = '2026-11-23';
 
 /** `count` pending orders of the day, spread over Santiago so a route has distances to travel, in the order asked. */
-export const createOrders = async (tenant: TestTenant, _operator: TestMember, count: number, prefix: string): Promise<SeededOrder[]> =>
-  seedOrders(tenant.id, Array.from({ length: count }, (_, i): [number, number] => [-33.40 - (i % 20) * 0.005, -70.70 + Math.floor(i / 20) * 0.005]), SERVICE_DATE, prefix);
+export const createOrders = async (tenant: TestTenant, _operator: TestMember, count: number, prefix: string, serviceDate = SERVICE_DATE): Promise<SeededOrder[]> =>
+  seedOrders(tenant.id, Array.from({ length: count }, (_, i): [number, number] => [-33.40 - (i % 20) * 0.005, -70.70 + Math.floor(i / 20) * 0.005]), serviceDate, prefix);
+
+/**
+ * Tomorrow in Santiago: a day whose planned arrivals are still ahead whenever the test runs. A
+ * tracking link shows a planned window only until it has gone by (functions/tracking/view.ts).
+ */
+export const upcomingServiceDate = (): string => new Date(Date.now() + 86_400_000).toLocaleDateString('en-CA', { timeZone: 'America/Santiago' });
 
 /** A client-computed plan of these routes, approved; `plannedArrivals` written as a plan from a preview has them. */
-export const approvedPlan = async (tenant: TestTenant, operator: TestMember, routes: { vehicleRouteId: string; orderIds: string[] }[], plannedArrivals?: Record<string, string>) => {
-  const plan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: SERVICE_DATE, routes } }));
+export const approvedPlan = async (
+  tenant: TestTenant,
+  operator: TestMember,
+  routes: { vehicleRouteId: string; orderIds: string[] }[],
+  plannedArrivals?: Record<string, string>,
+  serviceDate = SERVICE_DATE,
+) => {
+  const plan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate, routes } }));
   if (plannedArrivals) {
     await table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.plan(tenant.id, plan.id), UpdateExpression: 'SET plannedArrivals = :p', ExpressionAttributeValues: { ':p': plannedArrivals } }));
   }
