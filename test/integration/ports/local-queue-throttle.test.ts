@@ -1,32 +1,17 @@
 import type { SQSEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LocalExecutions } from '../../../infra/local/stand-ins/local-executions.ts';
-import { LocalQueue, type LocalQueueOptions } from '../../../infra/local/stand-ins/local-queue.ts';
 import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
+import { msg, useLocalQueues, waitFor } from './local-queue-support.ts';
 
 /**
  * The SQS stand-in's throttle (issue 28): a consumer's function runs on the account's executions,
  * and a batch that finds none free is retried as Lambda retries a throttled SQS invocation, until
  * its visibility timeout runs out.
  */
-const waitFor = async (check: () => boolean, ms = 10_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
-const msg = (i: number): DeliveryMessage => ({ tenantId: 't1', deliveryId: `d${i}` });
-
-const queues: LocalQueue[] = [];
-const newQueue = (options: Partial<LocalQueueOptions> & Pick<LocalQueueOptions, 'consumer'>) => {
-  const queue = new LocalQueue({ pollMs: 5, onError: () => {}, ...options });
-  queues.push(queue);
-  return queue;
-};
-afterEach(async () => {
-  await Promise.all(queues.splice(0).map((q) => q.stop()));
-});
+// These throttled runs wait on retries that back off to a second: 10 s, not the stand-ins' usual 5.
+const waitLong = (check: () => boolean) => waitFor(check, 10_000);
+const { newQueue } = useLocalQueues();
 
 /** What the consumer was handed: each message id with the receive count it came with. */
 const recorder = () => {
@@ -45,12 +30,12 @@ describe('LocalQueue on an account’s executions (throttles)', () => {
     const burst = executions.takeAll();
     for (let i = 0; i < 3; i++) await queue.send(msg(i));
     queue.start();
-    await waitFor(() => executions.stats().throttles >= 3);
+    await waitLong(() => executions.stats().throttles >= 3);
     expect(seen).toEqual([]);
     burst();
-    await waitFor(() => seen.length === 3);
+    await waitLong(() => seen.length === 3);
     expect(seen.map((s) => s.receive)).toEqual([1, 1, 1]);
-    await waitFor(() => queue.depth().inFlight === 0);
+    await waitLong(() => queue.depth().inFlight === 0);
     expect(queue.depth()).toEqual({ visible: 0, delayed: 0, inFlight: 0, dead: 0 });
     expect(executions.stats().running).toBe(0);
   });
@@ -63,7 +48,7 @@ describe('LocalQueue on an account’s executions (throttles)', () => {
     executions.takeAll();
     await queue.send(msg(1));
     queue.start();
-    await waitFor(() => dead.length === 1);
+    await waitLong(() => dead.length === 1);
     expect(dead).toEqual(['d1']);
     expect(seen).toEqual([]);
   });
@@ -75,10 +60,10 @@ describe('LocalQueue on an account’s executions (throttles)', () => {
     const burst = executions.takeAll();
     for (let i = 0; i < 5; i++) await queue.send(msg(i));
     queue.start();
-    await waitFor(() => executions.stats().throttles >= 4);
+    await waitLong(() => executions.stats().throttles >= 4);
     expect(queue.depth()).toEqual({ visible: 3, delayed: 0, inFlight: 2, dead: 0 });
     burst();
-    await waitFor(() => queue.depth().inFlight + queue.depth().visible === 0);
+    await waitLong(() => queue.depth().inFlight + queue.depth().visible === 0);
   });
 
   it('runs no more invocations than the account has, whatever the mapping allows', async () => {
@@ -97,7 +82,7 @@ describe('LocalQueue on an account’s executions (throttles)', () => {
     });
     for (let i = 0; i < 12; i++) await queue.send(msg(i));
     queue.start();
-    await waitFor(() => queue.depth().inFlight + queue.depth().visible === 0);
+    await waitLong(() => queue.depth().inFlight + queue.depth().visible === 0);
     expect(most).toBe(3);
     expect(executions.stats().throttles).toBeGreaterThan(0);
   });

@@ -2,32 +2,16 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../../infra/local/stand-ins/journal.ts';
-import { LocalQueue, type LocalQueueOptions, type QueueJournalEntry } from '../../../infra/local/stand-ins/local-queue.ts';
+import { LocalQueue, type QueueJournalEntry } from '../../../infra/local/stand-ins/local-queue.ts';
 import { LocalScheduler, type ScheduleJournalEntry } from '../../../infra/local/stand-ins/local-scheduler.ts';
 import type { DeliveryMessage, QueueMessage, QueuePort } from '../../../shared/ports/queue.ts';
+import { msg, useLocalQueues, waitFor } from './local-queue-support.ts';
 
-const waitFor = async (check: () => boolean, ms = 5_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const msg = (i: number): DeliveryMessage => ({ tenantId: 't1', deliveryId: `d${i}` });
 const idOf = (r: SQSRecord) => (JSON.parse(r.body) as DeliveryMessage).deliveryId;
-
-const queues: LocalQueue[] = [];
-const newQueue = (options: Partial<LocalQueueOptions> & Pick<LocalQueueOptions, 'consumer'>) => {
-  const queue = new LocalQueue({ pollMs: 5, onError: () => {}, ...options });
-  queues.push(queue);
-  return queue;
-};
-afterEach(async () => {
-  await Promise.all(queues.splice(0).map((q) => q.stop()));
-});
+const { newQueue, stopAfterEach } = useLocalQueues();
 
 describe('LocalQueue (SQS + Lambda event source mapping)', () => {
   it('hands over SQS-shaped records, a delayed message only after its delay', async () => {
@@ -313,7 +297,7 @@ describe('LocalQueue with message groups (SQS fair queues, as the import queue u
     const started: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const queue = new LocalQueue<{ tenantId: string; n: number }>({
+    const queue = stopAfterEach(new LocalQueue<{ tenantId: string; n: number }>({
       pollMs: 5,
       onError: () => {},
       batchSize: 1,
@@ -325,8 +309,7 @@ describe('LocalQueue with message groups (SQS fair queues, as the import queue u
         started.push(`${m.tenantId}${m.n}`);
         await gate;
       },
-    });
-    queues.push(queue as unknown as LocalQueue);
+    }));
     // One tenant's 20 imports, five of them in flight (every worker busy)...
     for (let n = 0; n < 20; n++) await queue.send({ tenantId: 'a', n });
     queue.start();
