@@ -37,7 +37,7 @@ export class DynamoPool {
 
   /** Starts the spares and the HTTP endpoint the workers lease through; returns its URL. */
   async listen(): Promise<string> {
-    for (let i = 0; i < this.limits.spares; i++) this.spare();
+    this.topUp();
     this.server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
@@ -63,8 +63,8 @@ export class DynamoPool {
     });
     this.leased.set(instance.local.endpoint, instance);
     instance.cpuAtLease = processCpuSeconds(instance.local.pid) ?? 0;
-    // One ready for the next file while this one runs.
-    if (this.idle.length + this.starting.size < this.limits.spares) this.spare();
+    // Ready for the next file while this one runs.
+    this.topUp();
     return { endpoint: instance.local.endpoint, pid: instance.local.pid };
   }
 
@@ -78,7 +78,7 @@ export class DynamoPool {
     if (cpu !== null && !this.closed && instance.files < this.limits.maxFiles && cpu - instance.cpuAtStart < this.limits.maxCpuSeconds) this.ready(instance);
     else {
       this.retire(instance);
-      if (!this.closed && this.idle.length + this.starting.size < this.limits.spares) this.spare();
+      this.topUp();
     }
     return { cpuSeconds: cpu === null ? null : cpu - instance.cpuAtLease };
   }
@@ -89,8 +89,13 @@ export class DynamoPool {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     // Those still starting stop as they come up (spare()).
     await Promise.allSettled([...this.starting]);
-    for (const instance of [...this.idle, ...this.leased.values()]) this.retire(instance);
+    for (const instance of [...this.idle.splice(0), ...this.leased.values()]) this.retire(instance);
     await Promise.all([...this.stopping]);
+  }
+
+  /** `spares` instances idle or starting, for the files to come. */
+  private topUp(): void {
+    while (!this.closed && this.idle.length + this.starting.size < this.limits.spares) this.spare();
   }
 
   private spare(): void {
@@ -123,8 +128,6 @@ export class DynamoPool {
   }
 
   private retire(instance: Instance): void {
-    const idle = this.idle.indexOf(instance);
-    if (idle >= 0) this.idle.splice(idle, 1);
     const stopped = instance.local.stop().finally(() => this.stopping.delete(stopped));
     this.stopping.add(stopped);
   }
