@@ -119,7 +119,7 @@ export class StreamReader {
       const woken = () => {
         clearTimeout(timer);
         if (!this.running) return done();
-        timer = setTimeout(done, Math.min(100, Math.max(0, earliest - performance.now())));
+        timer = setTimeout(done, Math.max(0, earliest - performance.now()));
       };
       if (written) return woken();
       timer = setTimeout(done, this.options.idleMs ?? 500);
