@@ -101,8 +101,9 @@ export const lookUpShipping = async (input: LookupInput): Promise<LookupOutcome>
     ? { ...intent.shippingLookup.progress, candidates: [...intent.shippingLookup.progress.candidates] }
     : { offset: 0, candidates: [], startedAt: nowIso(now) };
   const filter = { shippingDate: submission.emissionDate, officeId: submission.officeId, shippingTypeId };
+  // The budget is checked after a page, never before: every look moves on by at least one page,
+  // however slow the machine, so a busy day always ends.
   for (let offset: number | null = progress.offset; offset !== null; ) {
-    if (Date.now() - started > (input.budgetMs ?? LOOKUP_BUDGET_MS)) return { kind: 'paused', progress: { ...progress, offset } };
     const page = await provider.listShippings(session, filter, { offset, limit: PAGE_LIMIT, signal: input.signal });
     for (const shipping of page.items) {
       if (!matches(shipping, intent, submission, shippingTypeId) || progress.candidates.some((c) => c.shippingId === shipping.id)) continue;
@@ -110,6 +111,7 @@ export const lookUpShipping = async (input: LookupInput): Promise<LookupOutcome>
     }
     offset = page.nextOffset;
     progress.offset = offset ?? progress.offset;
+    if (offset !== null && Date.now() - started >= (input.budgetMs ?? LOOKUP_BUDGET_MS)) return { kind: 'paused', progress: { ...progress, offset } };
   }
   return decide(intent, submission, progress, input.sendDeadlineMs);
 };

@@ -181,7 +181,7 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     const { place, intentIds } = await madeGuides(1);
     fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'timeout_after_apply' });
     expect((await issue(intentIds[0]!)).localState).toBe('unknown');
-    // A budget that lets each look read one page stands for a day too long for one 8 s look.
+    // A budget of 0 lets each look read exactly one page: it stands for a day too long for one 8 s look.
     const offsets: number[] = [];
     let at = later(1);
     let record = await reconcile(intentIds[0]!, at, 0);
