@@ -101,15 +101,18 @@ export const issueRouteGuides = async (message: GuideIssueMessage, options: Guid
   const started = Date.now();
   const budget = options.budgetMs ?? GUIDE_BUDGET_MS;
   let unknownInRow = 0;
+  let tried = 0;
   const unusable = new Set<string>();
   for (const guide of await routeGuides(message.tenantId, message.routeId)) {
     if (guide.localState !== 'approved') continue;
-    if (Date.now() - started > budget) {
+    // Checked only once a guide was tried: a delivery that started late still moves the route on.
+    if (tried > 0 && Date.now() - started >= budget) {
       await importQueue().send(message);
       return 'continued';
     }
     const intent = await findIntent(message.tenantId, guide.intentId);
     if (!intent || unusable.has(intent.connectionId)) continue;
+    tried++;
     try {
       const record = await issueGuideIntent(intent, new Date(), options);
       unknownInRow = record?.localState === 'unknown' ? unknownInRow + 1 : 0;

@@ -122,6 +122,16 @@ describe('one live guide per order', () => {
     expect([(await intent(guide!)).localState, await shippingsOf(guide!)]).toEqual(['issued', 1]);
   });
 
+  it('a delivery past its time budget hands the rest of the route to a new message, which issues each remaining guide once', async () => {
+    const { route } = await guideRoute(tenant, operator, driver, [goods(), goods(), goods()]);
+    const guides = await unsentGuides(route.id);
+    // A budget of 0 stands for a route longer than one worker's 90 s: one guide, then a new message.
+    expect(await runAs(importWorker.name, () => issueRouteGuides({ kind: 'guides', tenantId: tenant.id, routeId: route.id }, { budgetMs: 0 }))).toBe('continued');
+    expect((await intent(guides[0]!)).localState).toBe('issued');
+    await waitForGuides(tenant, admin, route.id, 3);
+    for (const id of guides) expect(await shippingsOf(id!)).toBe(1);
+  });
+
   it('an order cancelled between the guide’s read and its write gets no guide', async () => {
     const { orders, route } = await guideRoute(tenant, operator, driver, [goods()]);
     const made = await createRouteGuides(caller(), route.id, 'sale');
