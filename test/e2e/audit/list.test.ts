@@ -5,7 +5,7 @@ import { AuditPage } from '../../../functions/audit/schemas.ts';
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { sweep, SWEEP_AUDIT_ACTION } from '../../../functions/webhooks/sweeper/handler.ts';
 import { auditWrite, SYSTEM_ACTOR_ID } from '../../../shared/audit/entry.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
+import { orderCreatedEvent } from '../webhooks/order-event.ts';
 import { newId } from '../../../shared/ids.ts';
 import { table } from '../../../shared/table/client.ts';
 import { commit } from '../../../shared/table/transaction.ts';
@@ -125,7 +125,7 @@ describe('entries of the webhook sweeper', () => {
   it('names the system actor, its own action, the delivery and its run', async () => {
     const created = await tenant.call(admin, 'POST', '/v1/webhooks/endpoints', { body: { url: receiver.url, eventTypes: ['distribution.order.created'] } });
     expect(created.status, created.text).toBe(201);
-    const event = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-1001', state: 'pending' }, new Date()).event;
+    const event = orderCreatedEvent(tenant.id, { reference: 'PED-1001' }).event;
     // A delivery whose queue message was lost: overdue, so the sweeper resends it.
     const record = newDelivery(event, created.body.endpoint.id, new Date(Date.now() - 5_000));
     await table().send(new PutCommand(putNewDelivery(record).item.Put!));

@@ -5,7 +5,7 @@ import { newDelivery, putNewDelivery } from '../../../functions/webhooks/deliver
 import { toEndpointRecord } from '../../../functions/webhooks/endpoint-record.ts';
 import { webhookWorker } from '../../../functions/jobs.ts';
 import { currentFunction, OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { newId } from '../../../shared/ids.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
@@ -132,7 +132,7 @@ describe('the table calls of one delivery attempt', () => {
 describe('the record with the count, retried', () => {
   it('a death whose record and count time out after reaching the table counts once', async () => {
     const endpoint = await createEndpoint('failing-timeout');
-    const { event } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-8', state: 'pending' }, new Date());
+    const { event } = orderCreatedEvent(world.tenant.id, { reference: 'PED-8' });
     // Seven attempts made already: the next one is the eighth, and its failure kills the delivery.
     const record = newDelivery(event, { record: toEndpointRecord(await readEndpoint(endpoint.id)), readAt: new Date() }, new Date());
     const log = Array.from({ length: 7 }, (_, i) => ({ attemptNo: i + 1, trigger: 'auto', startedAt: new Date().toISOString(), durationMs: 3, outcome: 'http_status', statusCode: 500 }));
@@ -168,7 +168,7 @@ describe('the record with the count, retried', () => {
 describe('a destination copy older than WEBHOOK_DESTINATION_SNAPSHOT_SECONDS is read again', () => {
   /** A delivery whose copy of the destination was made `ageSeconds` ago (as after a long retry wait). */
   const deliveryWithOldCopy = async (endpointId: string, ageSeconds: number) => {
-    const { event } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-9', state: 'pending' }, new Date());
+    const { event } = orderCreatedEvent(world.tenant.id, { reference: 'PED-9' });
     const readAt = new Date(Date.now() - ageSeconds * 1000);
     const record = newDelivery(event, { record: toEndpointRecord(await readEndpoint(endpointId)), readAt }, new Date());
     await runAs(OPERATOR, () => table().send(new PutCommand(putNewDelivery(record).item.Put!)));

@@ -2,8 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { isEndPending, type EndPendingMessage, type QueueMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
@@ -26,7 +25,7 @@ const HOUR = 3600_000;
 
 /** A delivery as the worker leaves it: pending its next attempt in an hour (after one failure), or succeeded. */
 const storedDelivery = (endpointId: string, at: Date, state: 'pending' | 'succeeded') => {
-  const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId().slice(-6)}`, state: 'pending' }, at);
+  const { event } = orderCreatedEvent(tenant.id, { at });
   const { id, destination: _copy, ...record } = newDelivery(event, endpointId, at);
   const next = new Date(Date.now() + HOUR).toISOString();
   return {

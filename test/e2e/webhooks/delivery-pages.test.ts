@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { MAX_ITEMS_READ_PER_PAGE } from '../../../functions/webhooks/deliveries.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { newId } from '../../../shared/ids.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const start = Date.now() - 3_600_000;
   const items = Array.from({ length: TOTAL }, (_, i) => {
     const at = new Date(start + i * 1000);
-    const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `P-${i}`, state: 'pending' }, at);
+    const { event } = orderCreatedEvent(tenant.id, { at, reference: `P-${i}` });
     const record = newDelivery(event, endpointId, at);
     const item = { ...putNewDelivery(record).item.Put!.Item!, state: i === 0 ? 'dead' : 'succeeded' };
     delete (item as Record<string, unknown>).gsi2pk;

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { updateEndpoint } from '../../../functions/webhooks/endpoints.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { newId } from '../../../shared/ids.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
@@ -21,7 +21,7 @@ const setFailures = (id: string, count: number) =>
   table().send(new UpdateCommand({ TableName: tableName(), Key: keys.webhookEndpoint(world.tenant.id, id), UpdateExpression: 'SET consecutiveFailures = :n', ExpressionAttributeValues: { ':n': count } }));
 const getDelivery = (id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
 const requestsFor = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
-const orderCreated = (at = new Date()) => outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-7', state: 'pending' }, at).event;
+const orderCreated = (at = new Date()) => orderCreatedEvent(world.tenant.id, { at, reference: 'PED-7' }).event;
 
 /** Makes the first write that touches this destination fail as if a concurrent transaction held it. */
 const conflictOnceOn = (endpointId: string) => {

@@ -4,7 +4,7 @@ import { webhookWorker } from '../../../functions/jobs.ts';
 import { newDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { RECOVERY_ATTEMPTS_PER_SECOND, runRecoveryPage } from '../../../functions/webhooks/worker/recovery-page.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { newId } from '../../../shared/ids.ts';
 import { isDelivery, isRecoveryPage, type QueueMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
@@ -32,7 +32,7 @@ const create = async (path: string) =>
 
 /** A delivery in the table as the worker leaves it after its eighth failure (or a success), made at `at`. */
 const settledDelivery = (endpointId: string, at: Date, state: 'dead' | 'succeeded', manualRetries = 0) => {
-  const { event } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId().slice(-6)}`, state: 'pending' }, at);
+  const { event } = orderCreatedEvent(world.tenant.id, { at });
   const { id, destination: _copy, ...record } = newDelivery(event, endpointId, at);
   const settledAt = new Date(at.getTime() + 10 * HOUR).toISOString();
   return {

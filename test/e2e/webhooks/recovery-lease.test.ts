@@ -4,8 +4,7 @@ import { webhookWorker } from '../../../functions/jobs.ts';
 import { newDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { runRecoveryPage } from '../../../functions/webhooks/worker/recovery-page.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { isRecoveryPage, type QueueMessage, type RecoveryPageMessage } from '../../../shared/ports/queue.ts';
 import { keys } from '../../../shared/table/keys.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
@@ -62,7 +61,7 @@ const seedDead = async (endpointId: string, count: number) => {
   const now = Date.now();
   const seeded = Array.from({ length: count }, (_, i) => {
     const at = new Date(now - HOUR + i * 1000);
-    const { event } = outboxEvent(tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId().slice(-6)}`, state: 'pending' }, at);
+    const { event } = orderCreatedEvent(tenant.id, { at });
     const { id, destination: _copy, ...record } = newDelivery(event, endpointId, at);
     const item = { ...keys.delivery(tenant.id, id), ...keys.deliveryByEndpoint(endpointId, id), entity: 'delivery', deliveryId: id, ...record };
     return { id, eventId: event.id, item: { ...item, state: 'dead', attempts: 8, manualRetries: 0, nextAttemptAt: null, lastAttemptAt: at.toISOString(), lastStatus: 503, lastOutcome: 'http_status', deadAt: at.toISOString() } };

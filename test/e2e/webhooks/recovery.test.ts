@@ -6,8 +6,7 @@ import { handler as fanOut } from '../../../functions/webhooks/fan-out/handler.t
 import { newDelivery, putNewDelivery } from '../../../functions/webhooks/delivery-record.ts';
 import { claimDelivery } from '../../../functions/webhooks/worker/claim.ts';
 import { processDelivery } from '../../../functions/webhooks/worker/deliver.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { table } from '../../../shared/table/client.ts';
 import { eventually } from '../../support/receiver.ts';
 import { useWebhookWorld } from './world.ts';
@@ -21,7 +20,7 @@ beforeAll(async () => {
   endpointId = (await world.createEndpoint(['distribution.order.created'])).endpoint.id;
 });
 
-const orderCreated = () => outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-1001', state: 'pending' }, new Date()).event;
+const orderCreated = () => orderCreatedEvent(world.tenant.id, { reference: 'PED-1001' }).event;
 const requestsFor = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
 const getDelivery = (id: string) => world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${id}`);
 
@@ -66,7 +65,7 @@ describe('nothing is lost, nothing is doubled', () => {
   });
 
   it('makes one delivery when the stream hands the same event over twice', async () => {
-    const { event, write } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: 'PED-2002', state: 'pending' }, new Date());
+    const { event, write } = orderCreatedEvent(world.tenant.id, { reference: 'PED-2002' });
     const record = {
       eventID: '1',
       eventName: 'INSERT' as const,

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { LocalStack, LocalStackOptions } from '../../../infra/local/stack.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { outboxEvent } from '../../../shared/events/outbox.ts';
-import { newId } from '../../../shared/ids.ts';
+import { orderCreatedEvent } from './order-event.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant, type ApiResponse, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver, type Received } from '../../support/receiver.ts';
@@ -67,7 +66,7 @@ export const useWebhookWorld = (options: WebhookWorldOptions = {}): WebhookWorld
       return test.body;
     },
     emitOrderCreated: async () => {
-      const { event, write } = outboxEvent(world.tenant.id, 'distribution.order.created', { orderId: newId(), reference: `PED-${newId()}`, state: 'pending' }, new Date());
+      const { event, write } = orderCreatedEvent(world.tenant.id);
       await runAs(OPERATOR, () => commit([write]));
       return event;
     },
