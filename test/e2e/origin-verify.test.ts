@@ -3,6 +3,7 @@ import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge
 import { functionGroups } from '../../functions/index.ts';
 import { LocalSecrets, setSecrets } from '../../shared/ports/secrets.ts';
 import { call, TestTenant, type TestMember } from '../support/api.ts';
+import { eventually } from '../support/receiver.ts';
 import { useLocalStack } from '../support/stack.ts';
 import { created, orderBody, tokenOf } from './operations/support.ts';
 
@@ -27,6 +28,8 @@ beforeAll(async () => {
   tenant = await TestTenant.create(stack());
   operator = await tenant.member('operator');
   token = tokenOf(created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('ORIGIN-1'), ...through(FIRST) })));
+  // The link's view follows the stream: until it is made, the tracking routes answer 404 whatever the header.
+  await eventually(() => call(stack(), 'GET', `/v1/track/${token}`, through(FIRST)), (response) => response.status === 200);
 });
 
 afterEach(() => {
