@@ -27,8 +27,9 @@ export const webhookWorker: JobFunction = {
 export const webhookSweeper: JobFunction = {
   name: 'webhook-sweeper',
   entry: 'functions/webhooks/sweeper/handler.ts',
-  // The due index's shards, to read which deliveries are overdue, and the audit log, where each resend is entered.
-  table: { items: ['PutItem'], queries: ['gsi2'], partitions: [`${DUE_PARTITION_PREFIX}*`, 'T#*#AUDIT'] },
+  // The due index's shards, to read which deliveries are overdue, and the audit log, where each
+  // resend is entered; UpdateItem only on deliveries, to move a resent one's due time.
+  table: { items: ['PutItem'], queries: ['gsi2'], partitions: [`${DUE_PARTITION_PREFIX}*`, 'T#*#AUDIT'], scopedItems: [{ items: ['UpdateItem'], partitions: ['T#*#DLV'] }] },
 };
 
 export const invoiceReconciler: JobFunction = {

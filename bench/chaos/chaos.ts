@@ -87,6 +87,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosSummary> => 
       // The jobs run often so that the run settles in seconds, not minutes.
       WEBHOOK_SWEEP_SECONDS: '3',
       WEBHOOK_SWEEP_GRACE_SECONDS: '2',
+      WEBHOOK_SWEEP_RESEND_SECONDS: '5',
       WEBHOOK_LEASE_SECONDS: '10',
       INVOICE_RECONCILE_SECONDS: '3',
       PROVIDER_API_URL: fake.apiUrl,

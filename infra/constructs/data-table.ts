@@ -54,6 +54,15 @@ export class DataTable extends Construct {
     if (access.items.length > 0) {
       grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: access.items.map((a) => `dynamodb:${a}`), resources: [tableArn], conditions }));
     }
+    for (const scoped of access.scopedItems ?? []) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: scoped.items.map((a) => `dynamodb:${a}`),
+          resources: [tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...scoped.partitions] } },
+        }),
+      );
+    }
     if (access.queries?.length) {
       grantee.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({ actions: ['dynamodb:Query'], resources: access.queries.map((index) => `${tableArn}/index/${index}`), conditions }),

@@ -24,6 +24,11 @@ export interface TableAccess {
    * `dynamodb:LeadingKeys` condition. For a function that may see only some partitions.
    */
   partitions?: readonly string[];
+  /**
+   * Further item actions, each set allowed only on its own partitions (a statement of its own),
+   * for a function that must write somewhere it may not also do what `items` allows.
+   */
+  scopedItems?: readonly { items: readonly ItemAction[]; partitions: readonly string[] }[];
 }
 
 /** No table use at all. */

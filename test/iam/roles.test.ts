@@ -95,19 +95,24 @@ describe('table access', () => {
     expect(refused).toHaveLength(3);
   });
 
-  it('lets the sweeper query the due index and write nothing but its audit entries', async () => {
+  it('lets the sweeper query the due index, enter its audit entries and move a delivery, and write nothing else', async () => {
     const audit = { 'dynamodb:LeadingKeys': [`${keys.tenant('t1').pk}#AUDIT`] };
+    const deliveries = { 'dynamodb:LeadingKeys': [keys.delivery('t1', 'd1').pk] };
     expect(
       await denied([
         { fn: webhookSweeper.name, action: 'dynamodb:Query', resource: { ...table, index: 'gsi2' }, context: { 'dynamodb:LeadingKeys': ['DUE#0'] } },
         { fn: webhookSweeper.name, action: 'dynamodb:PutItem', resource: table, context: audit },
+        { fn: webhookSweeper.name, action: 'dynamodb:UpdateItem', resource: table, context: deliveries },
       ]),
     ).toEqual([]);
     const refused = await denied([
       { fn: webhookSweeper.name, action: 'dynamodb:PutItem', resource: table, context: { 'dynamodb:LeadingKeys': [keys.tenant('t1').pk] } },
+      { fn: webhookSweeper.name, action: 'dynamodb:PutItem', resource: table, context: deliveries },
+      { fn: webhookSweeper.name, action: 'dynamodb:UpdateItem', resource: table, context: { 'dynamodb:LeadingKeys': [keys.tenant('t1').pk] } },
       ...['UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'].map((a) => ({ fn: webhookSweeper.name, action: `dynamodb:${a}`, resource: table, context: audit })),
+      ...['DeleteItem', 'BatchWriteItem'].map((a) => ({ fn: webhookSweeper.name, action: `dynamodb:${a}`, resource: table, context: deliveries })),
     ]);
-    expect(refused).toHaveLength(5);
+    expect(refused).toHaveLength(9);
   });
 
   it('grants no function Scan, nor a table another setting names', async () => {

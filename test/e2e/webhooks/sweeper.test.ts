@@ -1,4 +1,4 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sweep } from '../../../functions/webhooks/sweeper/handler.ts';
 import { newId } from '../../../shared/ids.ts';
@@ -51,4 +51,23 @@ describe('the sweeper', () => {
     expect(sent.filter((m) => m.tenantId === busyTenant).length).toBeGreaterThan(0);
     expect(sent.filter((m) => m.tenantId === busyTenant)[0].deliveryId).toBe(backlog[0].deliveryId);
   }, 180_000);
+
+  it('resends an overdue delivery once per resend interval (5 minutes), and once when two runs meet it at the same moment', async () => {
+    const item = overdueItem(newId(), idInShard(2), new Date(Date.now() - 120_000).toISOString());
+    await table().send(new PutCommand({ TableName: tableName(), Item: item }));
+    const sent: DeliveryMessage[] = [];
+    setPorts({ queue: { send: async (message) => void sent.push(message as DeliveryMessage) } });
+    const resends = () => sent.filter((m) => m.deliveryId === item.deliveryId).length;
+    const start = new Date();
+    const at = (minutes: number) => new Date(start.getTime() + minutes * 60_000);
+
+    await Promise.all([sweep(at(0)), sweep(at(0))]);
+    expect(resends()).toBe(1);
+    // A throttled queue still holds that copy: the runs of the next minutes send no other.
+    for (const minute of [1, 2, 4]) await sweep(at(minute));
+    expect(resends()).toBe(1);
+    // Still not taken after the interval (a lost message): sent again.
+    await sweep(at(6));
+    expect(resends()).toBe(2);
+  });
 });
