@@ -125,13 +125,13 @@ export const getIntent = async (tenantId: string, intentId: string): Promise<Int
   return record;
 };
 
-/** A page of intents; `localState` keeps those in that state (the guides held `unknown` for an admin), reading at most 1,000 items a page. */
 /** Intents by id, strongly consistent (absent ids are left out). */
 export const intentsById = async (tenantId: string, intentIds: string[]): Promise<Map<string, IntentRecord>> => {
   const items = await batchGetConsistent([...new Set(intentIds)].map((id) => keys.invoiceIntent(tenantId, id)));
   return new Map(items.map((item) => [item.id as string, fromItem(item)]));
 };
 
+/** A page of intents; `localState` keeps those in that state (the guides held `unknown` for an admin), reading at most 1,000 items a page. */
 export const listIntents = (tenantId: string, after: string | undefined, limit: number, localState?: LocalState): Promise<Page<IntentRecord>> =>
   queryPage(
     {
