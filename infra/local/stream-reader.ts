@@ -153,7 +153,8 @@ export class StreamReader {
   private async consume(name: string, consumer: StreamConsumer): Promise<void> {
     const positions = this.checkpoints.load(name);
     const cursors = new Map<string, ShardCursor>();
-    let lastDescribe = 0;
+    // On the monotonic clock 0 is the process's start: -Infinity makes the first round describe the shards.
+    let lastDescribe = -Infinity;
     let shardList: Shard[] = [];
     /** Shards whose checkpoint the last read refused as trimmed. */
     const refused = new Set<string>();
