@@ -28,6 +28,14 @@ const overdueItem = (tenantId: string, deliveryId: string, dueAt: string) => ({
   deliveryId,
 });
 
+/** The messages the sweeper sends from now on, kept instead of queued. */
+const recordSends = (): DeliveryMessage[] => {
+  const sent: DeliveryMessage[] = [];
+  const recording: QueuePort = { send: async (message) => void sent.push(message as DeliveryMessage) };
+  setPorts({ queue: recording });
+  return sent;
+};
+
 describe('the sweeper', () => {
   it('sends an overdue delivery of one shard while another shard holds 1,001 older ones', async () => {
     const busyTenant = newId();
@@ -41,9 +49,7 @@ describe('the sweeper', () => {
       await table().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
     }
 
-    const sent: DeliveryMessage[] = [];
-    const recording: QueuePort = { send: async (message) => void sent.push(message as DeliveryMessage) };
-    setPorts({ queue: recording });
+    const sent = recordSends();
     await sweep();
 
     expect(sent).toContainEqual({ tenantId: otherTenant, deliveryId: lonely.deliveryId });
@@ -55,8 +61,7 @@ describe('the sweeper', () => {
   it('resends an overdue delivery once per resend interval (5 minutes), and once when two runs meet it at the same moment', async () => {
     const item = overdueItem(newId(), idInShard(2), new Date(Date.now() - 120_000).toISOString());
     await table().send(new PutCommand({ TableName: tableName(), Item: item }));
-    const sent: DeliveryMessage[] = [];
-    setPorts({ queue: { send: async (message) => void sent.push(message as DeliveryMessage) } });
+    const sent = recordSends();
     const resends = () => sent.filter((m) => m.deliveryId === item.deliveryId).length;
     const start = new Date();
     const at = (minutes: number) => new Date(start.getTime() + minutes * 60_000);

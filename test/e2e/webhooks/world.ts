@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { LocalStack, LocalStackOptions } from '../../../infra/local/stack.ts';
 import { OPERATOR, runAs } from '../../../shared/aws-calls/identity.ts';
-import { orderCreatedEvent } from './order-event.ts';
 import { commit } from '../../../shared/table/transaction.ts';
 import { TestTenant, type ApiResponse, type TestMember } from '../../support/api.ts';
 import { eventually, Receiver, type Received } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
+import { orderCreatedEvent } from './order-event.ts';
 
 export interface WebhookWorldOptions extends Omit<LocalStackOptions, 'dynamoEndpoint' | 'port'> {
   /**
