@@ -49,7 +49,8 @@ export const toPreview = (item: Record<string, unknown>): Preview => {
     routes,
     unassigned,
     totals: (item.totals as Preview['totals'] | undefined) ?? null,
-    solver: item.solver as Preview['solver'],
+    // Previews solved before decisions 18 did not record what stopped the search.
+    solver: { stoppedBy: null, ...(item.solver as Partial<Preview['solver']>) } as Preview['solver'],
     version: item.version as number,
     createdAt: item.createdAt as string,
     updatedAt: item.updatedAt as string,

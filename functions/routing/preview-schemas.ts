@@ -6,7 +6,7 @@ export const ClockTime = v.pipe(v.string('must be a string'), v.regex(/^([01][0-
 
 export const previewStates = ['queued', 'solving', 'ready', 'failed'] as const;
 export type PreviewState = (typeof previewStates)[number];
-export const previewObjectives = ['duration', 'distance'] as const;
+export const previewObjectives = ['duration', 'distance', 'vehicles'] as const;
 export const unassignedCodes = ['capacity_exceeded', 'skills_missing', 'time_window_unreachable', 'no_room'] as const;
 
 /** At most this many stops on a route, planned or assigned (decisions 15). */
@@ -29,7 +29,7 @@ export const CreatePreviewBody = v.strictObject({
   depotId: Uuid,
   orderIds: v.optional(v.pipe(v.array(Uuid), v.minLength(1, 'name at least one order, or leave orderIds out'), v.maxLength(MAX_PREVIEW_ORDERS, `at most ${MAX_PREVIEW_ORDERS} orders`))),
   vehicles: v.pipe(v.array(PreviewVehicleInput), v.minLength(1, 'a preview needs at least one vehicle'), v.maxLength(MAX_PREVIEW_VEHICLES, `at most ${MAX_PREVIEW_VEHICLES} vehicles`)),
-  objective: v.optional(v.picklist(previewObjectives, 'must be duration or distance'), 'duration'),
+  objective: v.optional(v.picklist(previewObjectives, 'must be duration, distance or vehicles'), 'duration'),
   timeLimitSeconds: v.optional(Int(1, MAX_TIME_LIMIT_SECONDS)),
   seed: v.optional(Int(0, 2147483647), 1),
 });
@@ -91,6 +91,10 @@ export const Preview = v.pipe(
       timeLimitSeconds: v.number(),
       elapsedMs: v.pipe(v.nullable(v.number()), v.description('null until the preview is solved')),
       travelModel: v.string(),
+      stoppedBy: v.pipe(
+        v.nullable(v.picklist(['work', 'time'])),
+        v.description('What ended the search (decisions 18): `work`, its deterministic budget, or `time`, the time limit first (only then may a repeat differ); null until the preview is solved'),
+      ),
     }),
     version: Version,
     createdAt: DateTime,

@@ -16,9 +16,10 @@ export interface PlanningProblem {
   vehicles: PlanningVehicle[];
   /**
    * `duration`: fewest unassigned, then least total route time (leaving the depot to coming back,
-   * waiting included). `distance`: fewest unassigned, then least total distance.
+   * waiting included). `distance`: fewest unassigned, then least total distance. `vehicles`
+   * (decisions 18): fewest unassigned, then fewest routes, then least total distance.
    */
-  objective: 'duration' | 'distance';
+  objective: 'duration' | 'distance' | 'vehicles';
 }
 
 export interface PlanningOrder {
@@ -61,7 +62,12 @@ export interface PlanningSolution {
   /** Orders in no route, each with the reasons that are true of it (shared/planning/reasons.ts). */
   unassigned: Array<{ order: number; codes: UnassignedCode[] }>;
   /** Search statistics, for the preview's `solver` and the benchmarks. */
-  stats: { iterations: number; elapsedMs: number };
+  stats: {
+    iterations: number;
+    elapsedMs: number;
+    /** Which budget ended the search (decisions 18): the work budget, or the time limit first. */
+    stoppedBy: 'work' | 'time';
+  };
 }
 
 export interface SolveOptions {

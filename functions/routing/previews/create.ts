@@ -107,7 +107,7 @@ export const createPreview = async (tenantId: string, body: CreatePreviewBody, n
     routes: [],
     unassigned: [],
     totals: null,
-    solver: { name: planningEngine().name, version: planningEngine().version, seed: body.seed, timeLimitSeconds, elapsedMs: null, travelModel: travelModelName(speedKmh) },
+    solver: { name: planningEngine().name, version: planningEngine().version, seed: body.seed, timeLimitSeconds, elapsedMs: null, travelModel: travelModelName(speedKmh), stoppedBy: null },
     version: 1,
     createdAt: at,
     updatedAt: at,

@@ -23,12 +23,12 @@ export const extraOf = (item: Record<string, unknown>): Record<string, unknown> 
 export const endPreviewWrites = (
   tenantId: string,
   item: Record<string, unknown>,
-  end: Pick<Preview, 'state' | 'failure' | 'routes' | 'unassigned' | 'totals'> & { elapsedMs: number | null },
+  end: Pick<Preview, 'state' | 'failure' | 'routes' | 'unassigned' | 'totals'> & Pick<Preview['solver'], 'elapsedMs' | 'stoppedBy'>,
   facts: { now: Date; action: string; requestId: string; condition: { expression: string; names?: Record<string, string>; values: Record<string, unknown> } },
 ): { preview: Preview; writes: Write[] } => {
   const current = toPreview(item);
-  const { elapsedMs, ...result } = end;
-  const preview: Preview = { ...current, ...result, solver: { ...current.solver, elapsedMs }, version: current.version + 1, updatedAt: nowIso(facts.now) };
+  const { elapsedMs, stoppedBy, ...result } = end;
+  const preview: Preview = { ...current, ...result, solver: { ...current.solver, elapsedMs, stoppedBy }, version: current.version + 1, updatedAt: nowIso(facts.now) };
   const event = outboxEvent(
     tenantId,
     'routing.preview.completed',

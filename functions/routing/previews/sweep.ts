@@ -29,6 +29,7 @@ const timeOut = async (item: Record<string, unknown>, now: Date, runId: string):
       unassigned: [],
       totals: null,
       elapsedMs: null,
+      stoppedBy: null,
     },
     // Unchanged since the index was read: a worker that ends it meanwhile wins.
     { now, action: AUDIT_TIMED_OUT, requestId: runId, condition: { expression: 'version = :version', values: { ':version': item.version } } },

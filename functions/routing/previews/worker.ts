@@ -93,11 +93,11 @@ const solve = async (tenantId: string, item: Record<string, unknown>) => {
     const problem = buildProblem(request, orders, clock);
     const solution = await planningEngine().solve(problem, { seconds: request.timeLimitSeconds, seed: request.seed, iterations: iterationBudget(request.timeLimitSeconds) });
     const result = previewResult(problem, solution, { orderIds: request.orderIds, vehicleIds: request.vehicles.map((v) => v.vehicleId) }, clock);
-    return { state: 'ready' as const, failure: null, ...result, elapsedMs: solution.stats.elapsedMs };
+    return { state: 'ready' as const, failure: null, ...result, elapsedMs: solution.stats.elapsedMs, stoppedBy: solution.stats.stoppedBy };
   } catch (error) {
     logger.error('route preview failed', { previewId: item.previewId as string, error: error as Error });
     const message = `The optimizer could not plan this preview: ${(error as Error).message}`.slice(0, 500);
-    return { state: 'failed' as const, failure: { code: 'solver_error', message }, routes: [], unassigned: [], totals: null, elapsedMs: Date.now() - started };
+    return { state: 'failed' as const, failure: { code: 'solver_error', message }, routes: [], unassigned: [], totals: null, elapsedMs: Date.now() - started, stoppedBy: null };
   }
 };
 

@@ -24,7 +24,7 @@ export function solveProblem(problem: PlanningProblem, options: SolveOptions): P
   // Nothing to search: answer at once rather than spend the budget.
   const result =
     n === 0 || problem.vehicles.length === 0
-      ? { routes: [], iterations: 0, elapsedMs: 0 }
+      ? { routes: [], iterations: 0, elapsedMs: 0, stoppedBy: 'work' as const }
       : search(compileModel(problem), { seconds: options.seconds, seed: options.seed, iterations: options.iterations, cpuStart });
   const routes = result.routes.flatMap((stops, vehicle) => (stops.length > 0 ? [{ vehicle, orders: stops.map((c) => c - 1) }] : []));
   const served = new Uint8Array(n);
@@ -33,5 +33,5 @@ export function solveProblem(problem: PlanningProblem, options: SolveOptions): P
   for (let order = 0; order < n; order++) {
     if (!served[order]) unassigned.push({ order, codes: unassignedReasons(problem, order).codes });
   }
-  return { routes, unassigned, stats: { iterations: result.iterations, elapsedMs: result.elapsedMs } };
+  return { routes, unassigned, stats: { iterations: result.iterations, elapsedMs: result.elapsedMs, stoppedBy: result.stoppedBy } };
 }

@@ -25,6 +25,8 @@ export interface SearchResult {
   routes: number[][];
   iterations: number;
   elapsedMs: number;
+  /** 'time' when the CPU seconds ran out before the iteration cap (or with no cap). */
+  stoppedBy: 'work' | 'time';
 }
 
 /** Simulated annealing's temperatures, as multiples of the mean arc to a nearest neighbour. */
@@ -68,10 +70,14 @@ export function search(m: Model, limits: SearchLimits): SearchResult {
   const maxIterations = limits.iterations ?? Infinity;
   let iterations = 0;
   let elapsed = cpuMs();
+  let stoppedBy: SearchResult['stoppedBy'] = 'work';
   while (iterations < maxIterations) {
     if (iterations % CLOCK_EVERY === 0) {
       elapsed = cpuMs();
-      if (elapsed >= budgetMs) break;
+      if (elapsed >= budgetMs) {
+        stoppedBy = 'time';
+        break;
+      }
     }
     // With an iteration cap the schedule follows the iterations, so the routes depend on nothing
     // but the problem, the seed and the cap.
@@ -94,7 +100,7 @@ export function search(m: Model, limits: SearchLimits): SearchResult {
       candidate.copyFrom(current, work.touched, work.touchedCount);
     }
   }
-  return { routes: best, iterations, elapsedMs: Math.round(cpuMs()) };
+  return { routes: best, iterations, elapsedMs: Math.round(cpuMs()), stoppedBy };
 }
 
 function snapshot(s: Solution): number[][] {

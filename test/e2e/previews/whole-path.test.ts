@@ -69,13 +69,14 @@ describe('a route preview from request to routes (decisions 15)', () => {
     expect(answer.headers.get('location')).toBe(`/v1/routing/previews/${first.id}`);
     expect(first).toMatchObject({ serviceDate: SERVICE_DATE, depotId: depot.id, objective: 'duration', state: 'queued', failure: null, routes: [], unassigned: [], totals: null, version: 1 });
     // 30 orders: 10 s + one per 20 orders would be 11; the request's 2 stands.
-    expect(first.solver).toEqual({ name: expect.any(String), version: expect.any(String), seed: 7, timeLimitSeconds: 2, elapsedMs: null, travelModel: 'haversine/25kmh/ceil-s' });
+    expect(first.solver).toEqual({ name: expect.any(String), version: expect.any(String), seed: 7, timeLimitSeconds: 2, elapsedMs: null, travelModel: 'haversine/25kmh/ceil-s', stoppedBy: null });
 
     const ready = await waitForPreview(tenant, operator, first.id);
     checkPreview(ready, { orders, vehicles, request: body });
     expect(ready.unassigned).toEqual([]);
     expect(ready.routes.length).toBeGreaterThan(1);
     expect(ready.solver.elapsedMs).toEqual(expect.any(Number));
+    expect(ready.solver.stoppedBy).toBe('work');
     expect(ready.version).toBe(3);
     first = ready;
     // The check itself catches a schedule one second off, a window missed, or an order left out.

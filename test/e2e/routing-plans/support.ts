@@ -74,7 +74,7 @@ export const previewOf = (
           durationSeconds: previewRoutes.reduce((s, r) => s + r.durationSeconds, 0),
         }
       : null,
-    solver: { name: 'test', version: '0', seed: 1, timeLimitSeconds: 10, elapsedMs: ready ? 120 : null, travelModel: 'haversine/25kmh' },
+    solver: { name: 'test', version: '0', seed: 1, timeLimitSeconds: 10, elapsedMs: ready ? 120 : null, travelModel: 'haversine/25kmh', stoppedBy: ready ? ('work' as const) : null },
     version: ready ? 3 : 1,
     createdAt,
     updatedAt: createdAt,
