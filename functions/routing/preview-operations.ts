@@ -1,7 +1,7 @@
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams, pageOf } from '../../shared/http/schemas.ts';
 import { previewQueue } from '../../shared/ports/preview-queue.ts';
-import { CreatePreviewBody, Preview, PreviewQuery } from './preview-schemas.ts';
+import { CreatePreviewBody, Preview, PreviewQuery, PreviewSummary } from './preview-schemas.ts';
 import { getPreview } from './preview-record.ts';
 import { createPreview } from './previews/create.ts';
 import { listPreviews } from './previews/read.ts';
@@ -16,6 +16,8 @@ export const createPreviewOperation = defineOperation({
   tag,
   permission: 'plans.write',
   idempotent: true,
+  // Concurrent creates race on the tenant's count of unfinished previews: the loser runs again.
+  retryOnConflict: true,
   body: CreatePreviewBody,
   responses: {
     202: {
@@ -23,6 +25,7 @@ export const createPreviewOperation = defineOperation({
       schema: Preview,
       headers: { location: { description: 'The preview’s path' } },
     },
+    409: { description: '`previews_limit`: the company already has 5 previews queued or solving (decisions 18)' },
     422: { description: '`invalid_preview`: an unknown depot, an order that is not pending or not of the date, no order to plan, an unknown or inactive vehicle, a vehicle named twice, a shift that ends before it starts (each named in `errors`)' },
   },
   handle: async ({ body, caller }) => {
@@ -55,11 +58,11 @@ export const listPreviewsOperation = defineOperation({
   operationId: 'listRoutePreviews',
   method: 'GET',
   path: '/v1/routing/previews',
-  summary: 'The route previews of a service date, newest first',
+  summary: 'The route previews of a service date, newest first, without their routes (read each preview for them)',
   tag,
   permission: 'plans.read',
   query: PreviewQuery,
-  responses: { 200: { description: 'A page of previews, newest first', schema: pageOf(Preview) } },
+  responses: { 200: { description: 'A page of preview summaries (every field but routes and unassigned), newest first', schema: pageOf(PreviewSummary) } },
   handle: async ({ query, caller }) => ({ status: 200, body: await listPreviews(caller.tenantId, query.serviceDate, query.after, Number(query.limit)) }),
 });
 

@@ -3,7 +3,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import type { Preview } from './preview-schemas.ts';
+import type { Preview, PreviewSummary } from './preview-schemas.ts';
+import { previewExpired } from './previews/retention.ts';
 
 /**
  * A preview's routes and unassigned orders are stored as one gzipped JSON attribute: 1,000 stops
@@ -37,30 +38,32 @@ export const previewItem = (tenantId: string, preview: Preview, extra: Record<st
   };
 };
 
+/** Every field but the routes and unassigned orders: what the list shows (decisions 18), never unpacking them. */
+export const toPreviewSummary = (item: Record<string, unknown>): PreviewSummary => ({
+  id: item.previewId as string,
+  serviceDate: item.serviceDate as string,
+  depotId: item.depotId as string,
+  objective: item.objective as Preview['objective'],
+  state: item.state as Preview['state'],
+  failure: (item.failure as Preview['failure'] | undefined) ?? null,
+  totals: (item.totals as Preview['totals'] | undefined) ?? null,
+  // Previews solved before decisions 18 did not record what stopped the search.
+  solver: { stoppedBy: null, ...(item.solver as Partial<Preview['solver']>) } as Preview['solver'],
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  updatedAt: item.updatedAt as string,
+});
+
 export const toPreview = (item: Record<string, unknown>): Preview => {
   const { routes, unassigned } = unpackResult(item.result);
-  return {
-    id: item.previewId as string,
-    serviceDate: item.serviceDate as string,
-    depotId: item.depotId as string,
-    objective: item.objective as Preview['objective'],
-    state: item.state as Preview['state'],
-    failure: (item.failure as Preview['failure'] | undefined) ?? null,
-    routes,
-    unassigned,
-    totals: (item.totals as Preview['totals'] | undefined) ?? null,
-    // Previews solved before decisions 18 did not record what stopped the search.
-    solver: { stoppedBy: null, ...(item.solver as Partial<Preview['solver']>) } as Preview['solver'],
-    version: item.version as number,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-  };
+  return { ...toPreviewSummary(item), routes, unassigned };
 };
 
 /** The stored item itself, for writers that need its extra fields (the worker, the plan). */
 export const getPreviewItem = async (tenantId: string, previewId: string): Promise<Record<string, unknown>> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.preview(tenantId, previewId), ConsistentRead: true }));
-  if (!Item) throw new NotFoundError('No route preview with this id.');
+  // Past its 30 days (decisions 18) it is gone, even before DynamoDB's TTL deletes it.
+  if (!Item || previewExpired(Item)) throw new NotFoundError('No route preview with this id.');
   return Item;
 };
 

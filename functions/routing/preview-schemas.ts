@@ -71,16 +71,13 @@ export const UnassignedOrder = v.object({
 });
 export type UnassignedOrder = v.InferOutput<typeof UnassignedOrder>;
 
-export const Preview = v.pipe(
-  v.object({
+const PreviewFields = {
     id: Uuid,
     serviceDate: IsoDate,
     depotId: Uuid,
     objective: v.picklist(previewObjectives),
     state: v.picklist(previewStates),
     failure: v.nullable(v.object({ code: v.string(), message: v.string() })),
-    routes: v.array(PreviewRoute),
-    unassigned: v.array(UnassignedOrder),
     totals: v.nullable(
       v.object({ routeCount: v.number(), assignedCount: v.number(), unassignedCount: v.number(), distanceMeters: v.number(), durationSeconds: v.number() }),
     ),
@@ -99,7 +96,18 @@ export const Preview = v.pipe(
     version: Version,
     createdAt: DateTime,
     updatedAt: DateTime,
-  }),
+};
+
+export const Preview = v.pipe(
+  v.object({ ...PreviewFields, routes: v.array(PreviewRoute), unassigned: v.array(UnassignedOrder) }),
   v.title('RoutePreview'),
 );
 export type Preview = v.InferOutput<typeof Preview>;
+
+/**
+ * A preview in the list: every field but `routes` and `unassigned` (decisions 18), so a page of
+ * 100 stays a few hundred KB under Lambda's 6 MB answer (ready 1,000-stop previews are ~250 KB
+ * each); the routes are read one preview at a time.
+ */
+export const PreviewSummary = v.pipe(v.object(PreviewFields), v.title('RoutePreviewSummary'));
+export type PreviewSummary = v.InferOutput<typeof PreviewSummary>;

@@ -12,6 +12,7 @@ import { getDepot } from '../depots.ts';
 import { MAX_PREVIEW_ORDERS, type CreatePreviewBody, type Preview } from '../preview-schemas.ts';
 import { previewItem } from '../preview-record.ts';
 import { unplannedPendingOrderIds } from './day-orders.ts';
+import { COUNTED_FLAG, takeActivePlace } from './active-limit.ts';
 import { deadlineOf, queuedDue } from './lifecycle.ts';
 import { defaultTimeLimitSeconds, type PreviewRequest } from './request.ts';
 
@@ -123,6 +124,6 @@ export const createPreview = async (tenantId: string, body: CreatePreviewBody, n
     timeZone: tenant?.timeZone ?? DEFAULT_TIME_ZONE,
   };
   const deadlineAt = deadlineOf(at, timeLimitSeconds);
-  const item = previewItem(tenantId, preview, { request, attempt: 0, deadlineAt, ...queuedDue(preview.id, now, deadlineAt) });
-  return { preview, writes: [{ item: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } }] };
+  const item = previewItem(tenantId, preview, { request, attempt: 0, deadlineAt, [COUNTED_FLAG]: true, ...queuedDue(preview.id, now, deadlineAt) });
+  return { preview, writes: [{ item: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } }, takeActivePlace(tenantId)] };
 };

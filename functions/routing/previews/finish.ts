@@ -5,6 +5,8 @@ import { tableName } from '../../../shared/table/client.ts';
 import type { Write } from '../../../shared/table/transaction.ts';
 import type { Preview } from '../preview-schemas.ts';
 import { previewItem, toPreview } from '../preview-record.ts';
+import { COUNTED_FLAG, giveBackActivePlace } from './active-limit.ts';
+import { previewExpiresAt } from './retention.ts';
 
 /** Another writer ended the preview first (the sweeper, or a worker that took it over): theirs stands. */
 export class PreviewOvertakenError extends Error {}
@@ -17,8 +19,9 @@ export const extraOf = (item: Record<string, unknown>): Record<string, unknown> 
 
 /**
  * The one transaction that ends a preview (decisions 15): the preview `ready` or `failed`, off
- * the sweeper's index (the Put leaves gsi2 out), its audit entry and its
- * `routing.preview.completed` event. `condition` says which writer may still end it.
+ * the sweeper's index (the Put leaves gsi2 out), kept 30 days from now (its TTL, decisions 18),
+ * its audit entry, its `routing.preview.completed` event, and its place among the tenant's
+ * unfinished previews given back. `condition` says which writer may still end it.
  */
 export const endPreviewWrites = (
   tenantId: string,
@@ -45,7 +48,7 @@ export const endPreviewWrites = (
     item: {
       Put: {
         TableName: tableName(),
-        Item: previewItem(tenantId, preview, extraOf(item)),
+        Item: previewItem(tenantId, preview, { ...extraOf(item), expiresAt: previewExpiresAt(facts.now) }),
         ConditionExpression: facts.condition.expression,
         ExpressionAttributeNames: facts.condition.names,
         ExpressionAttributeValues: facts.condition.values,
@@ -55,6 +58,11 @@ export const endPreviewWrites = (
   };
   return {
     preview,
-    writes: [put, auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: facts.action, resourceId: preview.id, requestId: facts.requestId, now: facts.now }), event.write],
+    writes: [
+      put,
+      auditWrite({ tenantId, actorId: SYSTEM_ACTOR_ID, action: facts.action, resourceId: preview.id, requestId: facts.requestId, now: facts.now }),
+      event.write,
+      ...(item[COUNTED_FLAG] === true ? [giveBackActivePlace(tenantId)] : []),
+    ],
   };
 };

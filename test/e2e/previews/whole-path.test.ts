@@ -115,13 +115,15 @@ describe('a route preview from request to routes (decisions 15)', () => {
     expect(listed.filter((id: string) => id === one.id)).toHaveLength(1);
   });
 
-  it('lists a date’s previews newest first, in pages', async () => {
+  it('lists a date’s previews newest first, in pages, as summaries without their routes (decisions 18)', async () => {
     const all = ok(await tenant.call(viewer, 'GET', `/v1/routing/previews?serviceDate=${SERVICE_DATE}`));
     expect(all.items).toHaveLength(3);
     expect(all.nextCursor).toBeNull();
     const created = all.items.map((p: any) => p.createdAt);
     expect(created).toEqual([...created].sort().reverse());
     expect(all.items[2].id).toBe(first.id);
+    const { routes: _routes, unassigned: _unassigned, ...summary } = first;
+    expect(all.items[2]).toEqual(summary);
     const page1 = ok(await tenant.call(viewer, 'GET', `/v1/routing/previews?serviceDate=${SERVICE_DATE}&limit=2`));
     expect(page1.items.map((p: any) => p.id)).toEqual(all.items.slice(0, 2).map((p: any) => p.id));
     const page2 = ok(await tenant.call(viewer, 'GET', `/v1/routing/previews?serviceDate=${SERVICE_DATE}&limit=2&after=${page1.nextCursor}`));
