@@ -8,6 +8,7 @@ import { table, tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { findOrders } from '../orders/records.ts';
 import { planOfPreview } from './plan-from-preview.ts';
+import { assertPlanFits } from './plan-size.ts';
 import type { ClientPlanBody, CreatePlanBody, RoutePlan } from './schemas.ts';
 
 const toPlan = (item: Record<string, unknown>): RoutePlan => ({
@@ -81,7 +82,6 @@ export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Da
     const { plan, plannedArrivals, claim } = await planOfPreview(tenantId, body.previewId, now);
     return { plan, writes: [putNewPlan(tenantId, plan, plannedArrivals), claim] };
   }
-  await checkOrders(tenantId, body);
   const at = nowIso(now);
   const plan: RoutePlan = {
     id: newId(),
@@ -96,6 +96,9 @@ export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Da
     updatedAt: at,
     approvedAt: null,
   };
+  // Measured before its orders are read: one too large to store is a 422, never DynamoDB's 500.
+  assertPlanFits(planItem(tenantId, plan), plan);
+  await checkOrders(tenantId, body);
   return { plan, writes: [putNewPlan(tenantId, plan)] };
 };
 

@@ -11,6 +11,7 @@ import { findOrders } from '../../orders/records.ts';
 import { getDepot } from '../depots.ts';
 import { MAX_PREVIEW_ORDERS, type CreatePreviewBody, type Preview } from '../preview-schemas.ts';
 import { previewItem } from '../preview-record.ts';
+import { pendingOrdersExceed } from './day-count.ts';
 import { unplannedPendingOrderIds } from './day-orders.ts';
 import { COUNTED_FLAG, takeActivePlace } from './active-limit.ts';
 import { deadlineOf, queuedDue } from './lifecycle.ts';
@@ -30,6 +31,12 @@ const findDepot = async (tenantId: string, depotId: string) => {
 /** The orders: those named (each pending, of the date, once), or the day's unplanned pending ones. */
 const checkOrders = async (tenantId: string, body: CreatePreviewBody, issues: FieldIssue[]): Promise<string[]> => {
   if (!body.orderIds) {
+    // Counted first: a day of 5,000 orders is refused without reading them (decisions 18).
+    const day = await pendingOrdersExceed(tenantId, body.serviceDate, MAX_PREVIEW_ORDERS);
+    if (day.exceeds) {
+      issues.push({ path: 'body.orderIds', message: `more than ${MAX_PREVIEW_ORDERS} pending orders of ${body.serviceDate}: name at most ${MAX_PREVIEW_ORDERS}` });
+      return [];
+    }
     const ids = await unplannedPendingOrderIds(tenantId, body.serviceDate);
     // The index is read eventually consistent: each order found is read again as it is now.
     const orders = await findOrders(tenantId, ids);
