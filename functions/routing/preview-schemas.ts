@@ -7,7 +7,7 @@ export const ClockTime = v.pipe(v.string('must be a string'), v.regex(/^([01][0-
 export const previewStates = ['queued', 'solving', 'ready', 'failed'] as const;
 export type PreviewState = (typeof previewStates)[number];
 export const previewObjectives = ['duration', 'distance', 'vehicles'] as const;
-export const unassignedCodes = ['capacity_exceeded', 'skills_missing', 'time_window_unreachable', 'no_room'] as const;
+export const unassignedCodes = ['capacity_exceeded', 'skills_missing', 'time_window_unreachable', 'no_vehicle_fits', 'no_room'] as const;
 
 /** At most this many stops on a route, planned or assigned (decisions 15). */
 export const MAX_ROUTE_STOPS = 300;

@@ -55,7 +55,7 @@ export interface PlannedVehicleRoute {
   orders: number[];
 }
 
-export type UnassignedCode = 'capacity_exceeded' | 'skills_missing' | 'time_window_unreachable' | 'no_room';
+export type UnassignedCode = 'capacity_exceeded' | 'skills_missing' | 'time_window_unreachable' | 'no_vehicle_fits' | 'no_room';
 
 export interface PlanningSolution {
   routes: PlannedVehicleRoute[];

@@ -1,32 +1,12 @@
-import type { PlannedVehicleRoute, PlanningProblem, PlanningSolution, UnassignedCode } from '../../../shared/planning/problem.ts';
+import type { PlannedVehicleRoute, PlanningProblem, PlanningSolution } from '../../../shared/planning/problem.ts';
 import { RouteInfeasibleError, scheduleRoute, type RouteSchedule } from '../../../shared/planning/schedule.ts';
 import { unassignedReasons } from '../../../shared/planning/reasons.ts';
 import type { Preview, PreviewRoute, PreviewStop, UnassignedOrder } from '../preview-schemas.ts';
 import type { DayClock } from './day-clock.ts';
+import { reasonMessage } from './reason-messages.ts';
 
 /** The optimizer answered something that breaks a rule of decisions 15: the preview fails rather than show it. */
 export class InfeasibleSolutionError extends Error {}
-
-/**
- * Each reason told as it is (decisions 15): shared/planning/reasons.ts names, per code, the
- * vehicles it rules out, so a message says "all" only when it is all of them.
- */
-const reasonMessage = (code: UnassignedCode, ruledOut: number[] | undefined, vehicleCount: number): string => {
-  const all = !ruledOut || ruledOut.length === vehicleCount;
-  const some = `${ruledOut?.length ?? 0} of the ${vehicleCount} vehicles`;
-  switch (code) {
-    case 'capacity_exceeded':
-      return all ? `Its load is more than any of the ${vehicleCount} vehicles can carry.` : `Its load is more than ${some} can carry.`;
-    case 'skills_missing':
-      return all ? `None of the ${vehicleCount} vehicles has every skill it needs.` : `${some} ${ruledOut?.length === 1 ? 'lacks' : 'lack'} a skill it needs.`;
-    case 'time_window_unreachable': {
-      const reach = 'serve it within one of its time windows and be back by the end of the shift, even on a route of its own';
-      return all ? `None of the ${vehicleCount} vehicles can ${reach}.` : `${some} cannot ${reach}.`;
-    }
-    case 'no_room':
-      return 'A vehicle of the preview could serve it on a route of its own, but it does not fit beside the orders on the routes found.';
-  }
-};
 
 const fromThousandths = (value: number): number => Math.round(value) / 1000;
 
@@ -106,7 +86,7 @@ export const previewResult = (
     place(order);
     // Asked again here rather than taken from the solution, for the vehicles behind each code.
     const why = unassignedReasons(problem, order);
-    return { orderId: ids.orderIds[order], reasons: why.codes.map((code) => ({ code, message: reasonMessage(code, why.ruledOut[code as Exclude<UnassignedCode, 'no_room'>], why.vehicleCount) })) };
+    return { orderId: ids.orderIds[order], reasons: why.codes.map((code) => ({ code, message: reasonMessage(code, why) })) };
   });
   if (placed.size !== problem.orders.length) throw new InfeasibleSolutionError(`${problem.orders.length - placed.size} orders neither routed nor unassigned`);
   const assignedCount = routes.reduce((n, route) => n + route.stops.length, 0);

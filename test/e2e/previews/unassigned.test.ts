@@ -45,7 +45,7 @@ describe('orders a preview cannot route, each with the reasons that are true of 
     for (const route of preview.routes) expect(route.stops).toHaveLength(1);
   });
 
-  it('names how many vehicles each reason rules out when it is not all of them', async () => {
+  it('says no_vehicle_fits, naming what rules out each vehicle, when no reason holds for every vehicle (decisions 18)', async () => {
     const tenant = await TestTenant.create(stack());
     const admin = await tenant.member('admin');
     const operator = await tenant.member('operator');
@@ -61,8 +61,10 @@ describe('orders a preview cannot route, each with the reasons that are true of 
       {
         orderId: cold.id,
         reasons: [
-          { code: 'skills_missing', message: '1 of the 2 vehicles lacks a skill it needs.' },
-          { code: 'capacity_exceeded', message: 'Its load is more than 1 of the 2 vehicles can carry.' },
+          {
+            code: 'no_vehicle_fits',
+            message: 'No single vehicle can serve it on a route of its own: vehicle 2 lacks a skill it needs; its load is more than vehicle 1 can carry (vehicles numbered as in the request).',
+          },
         ],
       },
     ]);
