@@ -1,5 +1,16 @@
 import type { TableAccess } from '../shared/table/access.ts';
+import { PREVIEW_DUE_PARTITION_PREFIX } from '../shared/table/keys-operations.ts';
 import { DUE_PARTITION_PREFIX } from '../shared/table/keys.ts';
+
+/**
+ * A tenant's own partition (`T#<tenant id>`, keys.ts tenantPk) and none of its suffixed ones
+ * (`T#<id>#AUDIT`, `#DLV`, ...): tenant ids are UUIDs (the admin CLI takes nothing else), so
+ * IAM's `?` (one character each) matches exactly the 36 of one, where `*` would match them all.
+ */
+export const TENANT_OWN_PARTITION = 'T#????????-????-????-????-????????????';
+/** A tenant's audit log (shared/audit/entry.ts) and the outbox's events (keys.event). */
+const AUDIT_PARTITIONS = 'T#*#AUDIT';
+const EVENT_PARTITIONS = 'EVENT#*';
 
 /**
  * Functions that no route and no table stream invoke: a queue's consumer, a scheduled job.
@@ -65,16 +76,27 @@ export const previewWorker: JobFunction = {
   name: 'preview-worker',
   entry: 'functions/routing/previews/worker-handler.ts',
   // Reads the preview and its orders (BatchGetItem); claims it (UpdateItem) with its audit entry,
-  // then ends it (PutItem) with its audit entry and outbox event (decisions 15).
-  table: { items: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'] },
+  // then ends it (PutItem) with its audit entry, outbox event and the tenant's count of unfinished
+  // previews (UpdateItem; decisions 15, 18). All but the entry and the event are in the tenant's own partition.
+  table: {
+    items: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'],
+    partitions: [TENANT_OWN_PARTITION],
+    scopedItems: [{ items: ['PutItem'], partitions: [AUDIT_PARTITIONS, EVENT_PARTITIONS] }],
+  },
 };
 
 export const previewSweeper: JobFunction = {
   name: 'preview-sweeper',
   entry: 'functions/routing/previews/sweeper-handler.ts',
-  // Finds due previews on gsi2's PREVIEWDUE# shards; moves a re-sent one's next look (UpdateItem);
-  // fails an overdue one (PutItem) with its audit entry and outbox event.
-  table: { items: ['UpdateItem', 'PutItem'], queries: ['gsi2'] },
+  // Finds due previews on gsi2's PREVIEWDUE# shards; enters audit entries and outbox events;
+  // in the tenant's own partition, moves a re-sent one's next look (UpdateItem) and fails an
+  // overdue one (PutItem) with the tenant's count of unfinished previews (UpdateItem).
+  table: {
+    items: ['PutItem'],
+    queries: ['gsi2'],
+    partitions: [`${PREVIEW_DUE_PARTITION_PREFIX}*`, AUDIT_PARTITIONS, EVENT_PARTITIONS],
+    scopedItems: [{ items: ['UpdateItem', 'PutItem'], partitions: [TENANT_OWN_PARTITION] }],
+  },
 };
 
 export const jobFunctions: JobFunction[] = [webhookWorker, webhookSweeper, invoiceReconciler, importWorker, importSchedule, previewWorker, previewSweeper];

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sealedReplayOperations } from '../../functions/index.ts';
-import { webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
+import { previewSweeper, previewWorker, webhookSweeper, webhookWorker } from '../../functions/jobs.ts';
 import { OPERATOR } from '../../shared/aws-calls/identity.ts';
 import { encryptionContextKeys, type RecordedCall } from '../../shared/aws-calls/recorder.ts';
 import { responseSealContext } from '../../shared/idempotency.ts';
@@ -113,6 +113,41 @@ describe('table access', () => {
       ...['DeleteItem', 'BatchWriteItem'].map((a) => ({ fn: webhookSweeper.name, action: `dynamodb:${a}`, resource: table, context: deliveries })),
     ]);
     expect(refused).toHaveLength(9);
+  });
+
+  it('lets the preview worker and sweeper touch the tenant’s own partition, its audit log, events and the due index, and nothing else', async () => {
+    const tenantId = '01a225db-de55-77c8-b00c-dea747a9f87c';
+    const own = { 'dynamodb:LeadingKeys': [keys.tenant(tenantId).pk] };
+    const audit = { 'dynamodb:LeadingKeys': [`${keys.tenant(tenantId).pk}#AUDIT`] };
+    const event = { 'dynamodb:LeadingKeys': [keys.event('e1').pk] };
+    const at = (fn: string, action: string, context: Record<string, string[]>, index?: string) => ({ fn, action: `dynamodb:${action}`, resource: index ? { ...table, index } : table, context });
+    expect(
+      await denied([
+        ...['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'].map((a) => at(previewWorker.name, a, own)),
+        at(previewWorker.name, 'PutItem', audit),
+        at(previewWorker.name, 'PutItem', event),
+        at(previewSweeper.name, 'Query', { 'dynamodb:LeadingKeys': ['PREVIEWDUE#3'] }, 'gsi2'),
+        ...['UpdateItem', 'PutItem'].map((a) => at(previewSweeper.name, a, own)),
+        at(previewSweeper.name, 'PutItem', audit),
+        at(previewSweeper.name, 'PutItem', event),
+      ]),
+    ).toEqual([]);
+    const deliveries = { 'dynamodb:LeadingKeys': [keys.delivery(tenantId, 'd1').pk] };
+    const refused = await denied([
+      // Another partition of the tenant, another kind of item, an index: never.
+      ...['GetItem', 'UpdateItem', 'PutItem'].map((a) => at(previewWorker.name, a, deliveries)),
+      at(previewWorker.name, 'UpdateItem', audit),
+      at(previewWorker.name, 'DeleteItem', own),
+      at(previewWorker.name, 'GetItem', { 'dynamodb:LeadingKeys': [keys.idempotency(tenantId, 'op', 'k').pk] }),
+      at(previewWorker.name, 'Query', { 'dynamodb:LeadingKeys': ['PREVIEWDUE#3'] }, 'gsi2'),
+      at(previewSweeper.name, 'Query', { 'dynamodb:LeadingKeys': [`${keys.tenant(tenantId).pk}#ORDERS#2026-11-23`] }, 'gsi1'),
+      at(previewSweeper.name, 'Query', { 'dynamodb:LeadingKeys': ['DUE#3'] }, 'gsi2'),
+      at(previewSweeper.name, 'GetItem', own),
+      at(previewSweeper.name, 'UpdateItem', deliveries),
+      at(previewSweeper.name, 'UpdateItem', audit),
+      at(previewSweeper.name, 'DeleteItem', own),
+    ]);
+    expect(refused).toHaveLength(13);
   });
 
   it('grants no function Scan, nor a table another setting names', async () => {
