@@ -25,7 +25,10 @@ export const createPreviewOperation = defineOperation({
       schema: Preview,
       headers: { location: { description: 'The preview’s path' } },
     },
-    409: { description: '`previews_limit`: the company already has 5 previews queued or solving (decisions 18)' },
+    409: {
+      description:
+        '`previews_limit`: the company already has 5 previews queued or solving (decisions 18); `concurrent_update` when concurrent asks kept racing for the last places; `idempotency_in_progress` (with `Retry-After`)',
+    },
     422: { description: '`invalid_preview`: an unknown depot, an order that is not pending or not of the date, no order to plan, an unknown or inactive vehicle, a vehicle named twice, a shift that ends before it starts (each named in `errors`)' },
   },
   handle: async ({ body, caller }) => {
