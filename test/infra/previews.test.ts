@@ -86,8 +86,10 @@ describe('the preview worker', () => {
   it('is granted exactly its job entry’s table access, and only receives from the preview queue', () => {
     const statements = statementsOf(previews().worker);
     const table = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    const declared = [...previewWorker.table.items, ...(previewWorker.table.queries?.length ? ['Query'] : [])].map((a) => `dynamodb:${a}`);
+    const declared = [...previewWorker.table.items, ...(previewWorker.table.scopedItems ?? []).flatMap((s) => s.items), ...(previewWorker.table.queries?.length ? ['Query'] : [])].map((a) => `dynamodb:${a}`);
     expect(new Set(table.flatMap(actionsOf))).toEqual(new Set(declared));
+    // Never table-wide: each statement names the partitions it may touch (test/iam/roles.test.ts evaluates them).
+    for (const s of table) expect(s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']).toEqual(expect.arrayContaining([expect.any(String)]));
     const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
     expect(sqs.length).toBeGreaterThan(0);
     for (const s of sqs) {
@@ -112,8 +114,9 @@ describe('the preview sweeper', () => {
 
   it('is granted exactly its job entry’s table access', () => {
     const table = statementsOf(previews().sweeper).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    const declared = [...previewSweeper.table.items, ...(previewSweeper.table.queries?.length ? ['Query'] : [])].map((a) => `dynamodb:${a}`);
+    const declared = [...previewSweeper.table.items, ...(previewSweeper.table.scopedItems ?? []).flatMap((s) => s.items), ...(previewSweeper.table.queries?.length ? ['Query'] : [])].map((a) => `dynamodb:${a}`);
     expect(new Set(table.flatMap(actionsOf))).toEqual(new Set(declared));
+    for (const s of table) expect(s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys']).toEqual(expect.arrayContaining([expect.any(String)]));
     for (const index of previewSweeper.table.queries ?? []) expect(JSON.stringify(table.map((s) => s.Resource))).toContain(`/index/${index}`);
   });
 });
