@@ -56,7 +56,9 @@ export const toPreviewSummary = (item: Record<string, unknown>): PreviewSummary 
 
 export const toPreview = (item: Record<string, unknown>): Preview => {
   const { routes, unassigned } = unpackResult(item.result);
-  return { ...toPreviewSummary(item), routes, unassigned };
+  // In the order the specification lists the fields: the routes and unassigned orders after failure.
+  const { totals, solver, version, createdAt, updatedAt, ...head } = toPreviewSummary(item);
+  return { ...head, routes, unassigned, totals, solver, version, createdAt, updatedAt };
 };
 
 /** The stored item itself, for writers that need its extra fields (the worker, the plan). */

@@ -71,35 +71,39 @@ export const UnassignedOrder = v.object({
 });
 export type UnassignedOrder = v.InferOutput<typeof UnassignedOrder>;
 
-const PreviewFields = {
-    id: Uuid,
-    serviceDate: IsoDate,
-    depotId: Uuid,
-    objective: v.picklist(previewObjectives),
-    state: v.picklist(previewStates),
-    failure: v.nullable(v.object({ code: v.string(), message: v.string() })),
-    totals: v.nullable(
-      v.object({ routeCount: v.number(), assignedCount: v.number(), unassignedCount: v.number(), distanceMeters: v.number(), durationSeconds: v.number() }),
+/** The fields before `routes` and `unassigned`, and those after, as the specification lists them. */
+const headFields = {
+  id: Uuid,
+  serviceDate: IsoDate,
+  depotId: Uuid,
+  objective: v.picklist(previewObjectives),
+  state: v.picklist(previewStates),
+  failure: v.nullable(v.object({ code: v.string(), message: v.string() })),
+};
+
+const tailFields = {
+  totals: v.nullable(
+    v.object({ routeCount: v.number(), assignedCount: v.number(), unassignedCount: v.number(), distanceMeters: v.number(), durationSeconds: v.number() }),
+  ),
+  solver: v.object({
+    name: v.string(),
+    version: v.string(),
+    seed: v.number(),
+    timeLimitSeconds: v.number(),
+    elapsedMs: v.pipe(v.nullable(v.number()), v.description('null until the preview is solved')),
+    travelModel: v.string(),
+    stoppedBy: v.pipe(
+      v.nullable(v.picklist(['work', 'time'])),
+      v.description('What ended the search (decisions 18): `work`, its deterministic budget, or `time`, the time limit first (only then may a repeat differ); null until the preview is solved'),
     ),
-    solver: v.object({
-      name: v.string(),
-      version: v.string(),
-      seed: v.number(),
-      timeLimitSeconds: v.number(),
-      elapsedMs: v.pipe(v.nullable(v.number()), v.description('null until the preview is solved')),
-      travelModel: v.string(),
-      stoppedBy: v.pipe(
-        v.nullable(v.picklist(['work', 'time'])),
-        v.description('What ended the search (decisions 18): `work`, its deterministic budget, or `time`, the time limit first (only then may a repeat differ); null until the preview is solved'),
-      ),
-    }),
-    version: Version,
-    createdAt: DateTime,
-    updatedAt: DateTime,
+  }),
+  version: Version,
+  createdAt: DateTime,
+  updatedAt: DateTime,
 };
 
 export const Preview = v.pipe(
-  v.object({ ...PreviewFields, routes: v.array(PreviewRoute), unassigned: v.array(UnassignedOrder) }),
+  v.object({ ...headFields, routes: v.array(PreviewRoute), unassigned: v.array(UnassignedOrder), ...tailFields }),
   v.title('RoutePreview'),
 );
 export type Preview = v.InferOutput<typeof Preview>;
@@ -109,5 +113,5 @@ export type Preview = v.InferOutput<typeof Preview>;
  * 100 stays a few hundred KB under Lambda's 6 MB answer (ready 1,000-stop previews are ~250 KB
  * each); the routes are read one preview at a time.
  */
-export const PreviewSummary = v.pipe(v.object(PreviewFields), v.title('RoutePreviewSummary'));
+export const PreviewSummary = v.pipe(v.object({ ...headFields, ...tailFields }), v.title('RoutePreviewSummary'));
 export type PreviewSummary = v.InferOutput<typeof PreviewSummary>;
