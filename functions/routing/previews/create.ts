@@ -11,9 +11,9 @@ import { findOrders } from '../../orders/records.ts';
 import { getDepot } from '../depots.ts';
 import { MAX_PREVIEW_ORDERS, type CreatePreviewBody, type Preview } from '../preview-schemas.ts';
 import { previewItem } from '../preview-record.ts';
+import { COUNTED_FLAG, takeActivePlace } from './active-limit.ts';
 import { pendingOrdersExceed } from './day-count.ts';
 import { unplannedPendingOrderIds } from './day-orders.ts';
-import { COUNTED_FLAG, takeActivePlace } from './active-limit.ts';
 import { deadlineOf, queuedDue } from './lifecycle.ts';
 import { defaultTimeLimitSeconds, type PreviewRequest } from './request.ts';
 
