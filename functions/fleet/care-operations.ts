@@ -103,12 +103,12 @@ export const deleteOdometerReadingOperation = defineOperation({
   idempotent: true,
   params: ReadingParams,
   responses: {
-    204: { description: 'The reading is gone (also when it already was)' },
-    404: { description: 'No such vehicle, or the vehicle never had this reading (another vehicle’s or another company’s included); nothing is removed' },
+    204: { description: 'The reading is gone (its own idempotency key replays this answer)' },
+    404: { description: 'No such vehicle, the vehicle never had this reading (another vehicle’s or another company’s included), or the reading was already removed (under a new key); nothing is removed' },
   },
   handle: async ({ params, caller }) => {
-    const change = await deleteReading(caller.tenantId, params.id, params.readingId, caller.now);
-    return change ? { status: 204, writes: change.writes, resourceId: params.id } : { status: 204 };
+    const { writes } = await deleteReading(caller.tenantId, params.id, params.readingId, caller.now);
+    return { status: 204, writes, resourceId: params.id };
   },
 });
 

@@ -126,11 +126,12 @@ const digestWithout = async (partition: string, removed: string, today: string, 
  * reading is: a reading that commits meanwhile bumps it, this write fails, and the request is
  * run afresh (ReadOutdatedError), so neither change is lost.
  */
-export const deleteReading = async (tenantId: string, vehicleId: string, readingId: string, now: Date): Promise<{ writes: Write[] } | undefined> => {
+export const deleteReading = async (tenantId: string, vehicleId: string, readingId: string, now: Date): Promise<{ writes: Write[] }> => {
   const [, item, day] = await Promise.all([getVehicle(tenantId, vehicleId), getCareItem(tenantId, vehicleId), tenantDay(tenantId, now)]);
   const reading = await locate(tenantId, vehicleId, readingId);
   if (!reading) throw new NotFoundError('This vehicle has no odometer reading with this id.');
-  if (reading.removed) return undefined;
+  // Already removed (decisions 19): a new key is told so, as for destinations; its own key replays its 204.
+  if (reading.removed) throw new NotFoundError('This odometer reading was already removed.');
   const partition = keys.odometerPartition(tenantId, vehicleId);
   const digest = await digestWithout(partition, readingId, day.today, day.timeZone);
   const seq = item?.odometerSeq ?? 0;

@@ -55,3 +55,14 @@ export class GuidesInvoiceLateError extends UnprocessableError {
     super('The dispatch guides are of an earlier month whose invoicing ended on the 10th of the next month.', 'guides_invoice_late', issues);
   }
 }
+
+/**
+ * decisions 19: "no guide exists" is not accepted while the provider may still apply the latest
+ * send (its answer window) unless a finished look-up could not tell its shippings apart.
+ */
+export class AnswerWindowOpenError extends StateConflictError {
+  constructor(windowEndsAt: string) {
+    super(`The provider may still apply this guide's latest send until ${windowEndsAt}: settle it as none only after that, or once its look-up ends ambiguous.`, 'answer_window_open');
+    this.extensions.answerWindowEndsAt = windowEndsAt;
+  }
+}

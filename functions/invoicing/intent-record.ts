@@ -7,7 +7,7 @@ import { keys, tenantPk } from '../../shared/table/keys.ts';
 import { queryPage, type Page } from '../../shared/table/pages.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import type { InvoiceIntent, InvoiceLine, LocalState, Transfer } from './schemas.ts';
-import type { ShippingLookup } from './guides/shipping-lookup.ts';
+import type { ShippingLookup } from './guides/lookup-state.ts';
 
 export const INTENT_ENTITY = 'invoiceIntent';
 
@@ -30,6 +30,11 @@ export interface Submission {
   firstSubmittedAt: string;
   /** When the latest attempt committed `submitting` (a reconcile leaves a fresh one alone). */
   submittedAt: string;
+  /**
+   * When the latest attempt's send ended: its answer, or its deadline (on the issuer's clock, as
+   * `submittedAt`). Null while it runs and when the issuer died before recording it.
+   */
+  sendEndedAt?: string | null;
 }
 
 /** Where a dispatch guide's goods go (provider-chile.md, "Dispatch guides"); empty strings when the order has none. */

@@ -78,7 +78,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   const at = nowIso(now);
   // Fixed by the first attempt: a retry after "not found" sends the same type and date again.
   const submission: Submission = intent.submission
-    ? { ...intent.submission, submittedAt: at }
+    ? { ...intent.submission, submittedAt: at, sendEndedAt: null }
     : {
         documentTypeId: submissionType(intent, settings),
         officeId: settings.officeId,
@@ -108,18 +108,21 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   ]);
 
   const progress: SendProgress = {};
+  const sendStarted = Date.now();
+  // When the send ended (its answer, or its deadline), on `now`'s clock: a guide's answer window counts from it (decisions 19).
+  const ended = () => ({ submission: { ...submission, sendEndedAt: nowIso(new Date(now.getTime() + (Date.now() - sendStarted))) } });
   try {
     const document = await withDeadline((signal) => sendOnce(provider, session, submitting, submission, settings, credited, progress, signal), options.deadlineMs ?? ISSUE_DEADLINE_MS);
-    return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number });
+    return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number, ...ended() });
   } catch (error) {
     // The provider accepted the return: its credit note exists or will, so nothing but that document settles it.
-    if (progress.returnId) return moveTo(submitting, UNKNOWN, now, { providerReturnId: progress.returnId, externalDocumentId: progress.creditNoteId ?? null });
+    if (progress.returnId) return moveTo(submitting, UNKNOWN, now, { providerReturnId: progress.returnId, externalDocumentId: progress.creditNoteId ?? null, ...ended() });
     // The shipping exists: whatever failed after its POST (a 4xx, 401 or 5xx on reading its guide) is never "refused" or "not sent" (decisions 16).
-    if (progress.shippingId) return moveTo(submitting, UNKNOWN, now, { externalDocumentId: progress.guideId ?? null });
-    if (error instanceof ProviderUnavailableError) return moveTo(submitting, UNKNOWN, now);
+    if (progress.shippingId) return moveTo(submitting, UNKNOWN, now, { externalDocumentId: progress.guideId ?? null, ...ended() });
+    if (error instanceof ProviderUnavailableError) return moveTo(submitting, UNKNOWN, now, ended());
     // A 401 is answered before anything is applied: nothing exists to find, it can be sent again.
-    if (error instanceof ProviderTokenRejectedError) return moveTo(submitting, NOT_SENT, now);
-    if (error instanceof ProviderRefusedError) return moveTo(submitting, REFUSED, now);
-    return moveTo(submitting, UNKNOWN, now);
+    if (error instanceof ProviderTokenRejectedError) return moveTo(submitting, NOT_SENT, now, ended());
+    if (error instanceof ProviderRefusedError) return moveTo(submitting, REFUSED, now, ended());
+    return moveTo(submitting, UNKNOWN, now, ended());
   }
 };

@@ -4,6 +4,7 @@ import { billingProvider } from '../../shared/ports/billing-provider/registry.ts
 import type { Write } from '../../shared/table/transaction.ts';
 import { activeConnection, type ConnectionRecord } from '../integrations/connection-record.ts';
 import { InvalidTransitionError } from './errors.ts';
+import { claimScopeOf } from './guides/claims.ts';
 import { lookUpShipping } from './guides/shipping-lookup.ts';
 import { getIntent, type IntentRecord } from './intent-record.ts';
 import { ISSUE_DEADLINE_MS, lookUp, providerSession, shippingTypeOf } from './provider-calls.ts';
@@ -80,7 +81,7 @@ const reconcileGuide = async (
   const shippingTypeId = lookup?.shippingTypeId ?? (connection.issueSettings ? shippingTypeOf(intent, connection.issueSettings) : null);
   // Held for an admin: a member's reconcile looks again, the reconciler does not come back by itself.
   const outcome = shippingTypeId
-    ? await lookUpShipping({ provider, session, intent, submission, shippingTypeId, now, sendDeadlineMs: ISSUE_DEADLINE_MS, signal, budgetMs })
+    ? await lookUpShipping({ provider, session, intent, submission, shippingTypeId, claimScope: claimScopeOf(connection), now, sendDeadlineMs: ISSUE_DEADLINE_MS, signal, budgetMs })
     : { kind: 'ambiguous' as const, guideIds: [] as string[] };
   const base = { shippingTypeId: shippingTypeId ?? '', progress: null, ambiguous: null };
   const stay = { localState: intent.localState === 'submitting' ? ('unknown' as const) : intent.localState, providerState: UNKNOWN.providerState, taxState: UNKNOWN.taxState };

@@ -5,10 +5,11 @@ import type { BillingProvider } from '../../shared/ports/billing-provider/port.t
 import { billingProvider } from '../../shared/ports/billing-provider/registry.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { activeConnection } from '../integrations/connection-record.ts';
-import { InvalidTransitionError } from './errors.ts';
-import { claimOf, DocumentClaimedError } from './guides/claims.ts';
+import { AnswerWindowOpenError, InvalidTransitionError } from './errors.ts';
+import { answerWindowEndsAt } from './guides/answer-window.ts';
+import { claimOf, claimScopeOf, DocumentClaimedError } from './guides/claims.ts';
 import { getIntent, toIntent, type IntentRecord } from './intent-record.ts';
-import { providerSession } from './provider-calls.ts';
+import { ISSUE_DEADLINE_MS, providerSession } from './provider-calls.ts';
 import { ResolveBody } from './resolve-schemas.ts';
 import { InvoiceIntent } from './schemas.ts';
 import { documentStates, moveTo, NOT_SENT } from './state.ts';
@@ -23,8 +24,10 @@ export class InvalidGuideDocumentError extends UnprocessableError {
 /**
  * decisions 16: an admin settles a guide held `unknown` (its look-up could not tell candidate
  * shippings apart). A document id: read at the provider, it must be a guide of the intent's
- * type that no other guide intent holds; the intent then takes its states as issue would. Null:
- * no guide exists, the intent goes back to `approved` and the reconciler sends it again.
+ * type that no other guide intent of the provider company holds; the intent then takes its states
+ * as issue would. Null: no guide exists, the intent goes back to `approved` and the reconciler
+ * sends it again; accepted only once its look-up ended ambiguous or the answer window of its
+ * latest send passed (decisions 19).
  */
 export const resolveIntent = async (tenantId: string, intentId: string, documentId: string | null, now: Date, provider?: BillingProvider): Promise<{ record: IntentRecord; writes: Write[] }> => {
   const intent = await getIntent(tenantId, intentId);
@@ -34,6 +37,9 @@ export const resolveIntent = async (tenantId: string, intentId: string, document
   if (documentId === null) {
     // The provider answered this guide's shipping: a guide exists, and "none" would send a second one.
     if (intent.externalDocumentId) throw new InvalidGuideDocumentError(intent.externalDocumentId, 'the provider answered this guide’s shipping with this guide, so one exists: name it');
+    // The provider may still apply the latest send: "none" now would send a second guide (decisions 19).
+    const windowEnds = intent.submission ? answerWindowEndsAt(intent.submission, ISSUE_DEADLINE_MS) : 0;
+    if (!intent.shippingLookup?.ambiguous && now.getTime() < windowEnds) throw new AnswerWindowOpenError(new Date(windowEnds).toISOString());
     return moveTo(intent, NOT_SENT, now, { shippingLookup: lookup });
   }
   const connection = await activeConnection(tenantId, intent.connectionId);
@@ -43,8 +49,8 @@ export const resolveIntent = async (tenantId: string, intentId: string, document
   if (document.documentTypeId !== null && document.documentTypeId !== intent.submission?.documentTypeId) {
     throw new InvalidGuideDocumentError(documentId, `it is not of the guide's document type ${intent.submission?.documentTypeId ?? ''}`.trim());
   }
-  const holder = await claimOf(tenantId, intent.connectionId, document.id);
-  if (holder !== undefined && holder !== intent.id) throw new DocumentClaimedError(document.id, holder);
+  const holder = await claimOf(claimScopeOf(connection), document.id, intent);
+  if (holder !== undefined && holder.intentId !== intent.id) throw new DocumentClaimedError(document.id, holder, tenantId);
   return moveTo(intent, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number, shippingLookup: lookup });
 };
 
@@ -60,7 +66,10 @@ export const resolveOperation = defineOperation({
   body: ResolveBody,
   responses: {
     200: { description: 'The intent with the document’s states (issued, provider_recorded or rejected), or approved when none exists', schema: InvoiceIntent },
-    409: { description: '`invalid_state` (not an unknown dispatch guide), `document_claimed` (another guide intent holds that document), `connection_revoked`' },
+    409: {
+      description:
+        '`invalid_state` (not an unknown dispatch guide), `answer_window_open` (null before the latest send’s answer window passed, unless its look-up ended ambiguous), `document_claimed` (another guide intent of the provider company holds that document), `connection_revoked`',
+    },
     422: { description: '`invalid_guide_document`: the provider has no such document, it is not of the guide’s type, or null names no guide where the provider already answered one' },
     503: { description: '`provider_unavailable`: the provider could not answer; nothing changed' },
   },

@@ -4,7 +4,7 @@ import type { ProviderDocument } from '../../shared/ports/billing-provider/port.
 import type { Write } from '../../shared/table/transaction.ts';
 import { adjustLedger, readLedger, saveLedger } from './credits.ts';
 import { releaseGuides } from './from-guides.ts';
-import { claimWrite } from './guides/claims.ts';
+import { claimScopeOfIntent, claimWrite } from './guides/claims.ts';
 import { guideMoveWrite } from './guides/guard.ts';
 import { saveIntent, type IntentRecord } from './intent-record.ts';
 import type { LocalState, ProviderState, TaxState } from './schemas.ts';
@@ -88,7 +88,7 @@ export const moveTo = async (
   };
   const writes: Write[] = [saveIntent(record, { version: current.version, localState: current.localState })];
   if (record.documentKind === 'dispatch_guide' && record.externalDocumentId && record.externalDocumentId !== current.externalDocumentId) {
-    writes.push(claimWrite(record, record.externalDocumentId, record.updatedAt));
+    writes.push(claimWrite(await claimScopeOfIntent(record), record, record.externalDocumentId, record.updatedAt));
   }
   // A guide's stop shows its state and folio: rewritten with every move that changes them.
   if (!unchanged) writes.push(...guideMoveWrite(record));

@@ -78,9 +78,10 @@ describe('odometer corrections', () => {
     expect(removed.status, removed.text).toBe(204);
     expect((await tenant.call(admin, 'GET', `/v1/fleet/vehicles/${v.id}/care`)).body.odometer).toEqual({ lastKm: 12_000, lastReadAt: afternoonOf(addDaysTo(today, -10)), dailyKm: 200, readings: 2 });
     expect((await tenant.call(admin, 'GET', '/v1/fleet/care')).body).toEqual(before);
-    // Sent again under its key (a replay), or under another key: nothing more to do, the same answer.
+    // Sent again under its key: a replay of the same answer; under another key: 404, as for destinations (decisions 19).
     expect((await remove(tenant, admin, v.id, wrong.body.readingId, key)).status).toBe(204);
-    expect((await remove(tenant, admin, v.id, wrong.body.readingId)).status).toBe(204);
+    const again = await remove(tenant, admin, v.id, wrong.body.readingId);
+    expect([again.status, again.body.code], again.text).toEqual([404, 'not_found']);
     expect((await tenant.call(admin, 'DELETE', `/v1/fleet/vehicles/${v.id}/odometer/readings/${wrong.body.readingId}`, { idempotencyKey: false })).status).toBe(400);
 
     const genuine = await post(12_900, afternoonOf(addDaysTo(today, -1)));

@@ -5,11 +5,14 @@ import { findIntent, type IntentRecord } from '../intent-record.ts';
 import { moveTo } from '../state.ts';
 
 /**
- * A guide that was never submitted (approved, no `submission`): nothing of it can be at the
- * provider, so its order's or route's cancel cancels it (decisions 16). One that was submitted
- * even once may be held by the provider (a shipping's outcome can stay unknown): it stays.
+ * A guide that counts as never submitted: `approved` with nothing of it at the provider, because
+ * it was never sent, or because its sends were proven absent (a look-up after the answer window,
+ * an admin's resolve to none, a 401 answered before anything applied: `providerState` not_sent).
+ * Its order's or route's cancel cancels it (decisions 16, 19). One whose send may be held by the
+ * provider (submitting, unknown, issued...) stays.
  */
-export const neverSubmitted = (intent: IntentRecord): boolean => intent.documentKind === 'dispatch_guide' && intent.localState === 'approved' && !intent.submission;
+export const neverSubmitted = (intent: IntentRecord): boolean =>
+  intent.documentKind === 'dispatch_guide' && intent.localState === 'approved' && (!intent.submission || intent.providerState === 'not_sent');
 
 /**
  * The guide's move to `cancelled`: the intent's write is conditional on the version and state it

@@ -54,14 +54,22 @@ export const routeGuides = async (tenantId: string, routeId: string): Promise<St
 };
 
 /**
- * A guide whose route was cancelled while its stop had no outcome (decisions 16): its route's
- * cancel cancels it after the route's commit (route-cancel.ts); this finishes that if it died.
+ * Whether the guide's goods no longer leave with it (decisions 19): its order is cancelled, or its
+ * stop is no longer open (delivered, failed, cancelled, removed, or on a route that was cancelled).
+ * Each of these is final, so a guide read here as still wanted can only lose to a cancel that
+ * cancels it in its own transaction (conditioned on the guide's version), never be sent past one.
+ * Also finishes a route cancel whose write-back died before reaching the guide (route-cancel.ts).
  */
-const abandoned = async (intent: IntentRecord): Promise<boolean> => {
-  if (!intent.routeId || !intent.stopId) return false;
-  const read = (key: Record<string, unknown>) => table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: '#state', ExpressionAttributeNames: { '#state': 'state' } }));
-  const [route, stop] = await Promise.all([read(opsKeys.route(intent.tenantId, intent.routeId)), read(opsKeys.stop(intent.tenantId, intent.routeId, intent.stopId))]);
-  return route.Item?.state === 'cancelled' && !['delivered', 'failed'].includes(stop.Item?.state as string);
+const goodsStay = async (intent: IntentRecord): Promise<boolean> => {
+  if (!intent.routeId || !intent.stopId || !intent.orderId) return true;
+  const read = async (key: Record<string, unknown>) =>
+    (await table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: '#state', ExpressionAttributeNames: { '#state': 'state' } }))).Item?.state;
+  const [route, stop, order] = await Promise.all([
+    read(opsKeys.route(intent.tenantId, intent.routeId)),
+    read(opsKeys.stop(intent.tenantId, intent.routeId, intent.stopId)),
+    read(opsKeys.order(intent.tenantId, intent.orderId)),
+  ]);
+  return order !== 'cancelled' && stop === 'pending' && route !== 'cancelled';
 };
 
 /**
@@ -72,9 +80,11 @@ const abandoned = async (intent: IntentRecord): Promise<boolean> => {
  */
 export const issueGuideIntent = async (intent: IntentRecord, now: Date, options: GuideIssueOptions = {}): Promise<IntentRecord | undefined> => {
   if (intent.documentKind !== 'dispatch_guide' || intent.localState !== 'approved') return undefined;
-  // Its route was cancelled and its stop had no outcome: the cancel's own write-back may have died
-  // before reaching it. One submitted before (sent back to approved) may be at the provider: it is issued again.
-  if ((await abandoned(intent)) && (await cancelGuideIfUnsent(intent.tenantId, intent.id, now))) return undefined;
+  // Never sent for a cancelled order or a closed stop: cancelled instead (an approved guide is not at the provider).
+  if (!(await goodsStay(intent))) {
+    await cancelGuideIfUnsent(intent.tenantId, intent.id, now);
+    return undefined;
+  }
   const connection = await activeConnection(intent.tenantId, intent.connectionId);
   const provider = spacedProvider(options.provider ?? billingProvider(connection.origin), connection.id);
   try {

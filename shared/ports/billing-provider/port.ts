@@ -4,8 +4,10 @@
  * here are the provider-chile.md fields, with ids as decimal strings and empty strings as null,
  * so that both implementations and every caller read them the same way.
  */
-import type { CreateShippingInput, ProviderShipping, ShippingFilter } from './shipping-shapes.ts';
+import type { DocumentLineInput, ProviderDocument } from './document-shapes.ts';
+import type { CreateShippingInput, ProviderShipping, ShippingDetail, ShippingFilter } from './shipping-shapes.ts';
 
+export type * from './document-shapes.ts';
 export type * from './shipping-shapes.ts';
 
 export const providerOrigins = ['sandbox-v1', 'provider-chile-v1'] as const;
@@ -97,25 +99,6 @@ export interface Client {
   active: boolean;
 }
 
-export interface ProviderDocument {
-  id: string;
-  /** The folio. */
-  number: string | null;
-  salesId: string | null;
-  documentTypeId: string | null;
-  /** 0 accepted by the tax authority, 1 sent, 2 rejected; null when the provider gave none. */
-  informedSii: number | null;
-  responseMsgSii: string | null;
-  totalAmount: number | null;
-  netAmount: number | null;
-  taxAmount: number | null;
-  urlPdf: string | null;
-  /** Unix seconds of the day at 00:00 UTC. */
-  emissionDate: number | null;
-  /** The document's client (`client.id`), when the answer names one; absent where the source never says. */
-  clientId?: string | null;
-}
-
 export interface DocumentDetail {
   id: string;
   lineNumber: number | null;
@@ -187,7 +170,7 @@ export interface IssueDocumentInput {
   salesId: string;
   clientId?: string | null;
   dispatch?: boolean;
-  details: Array<{ variantId?: string; comment?: string; quantity: number; netUnitValue: number; taxId?: string | null }>;
+  details: DocumentLineInput[];
   /** Sent as the document's `references` when not empty. */
   references?: DocumentReference[];
 }
@@ -260,4 +243,9 @@ export interface BillingProvider {
   createShipping(session: ProviderSession, input: CreateShippingInput, options?: CallOptions): Promise<Issued<ProviderShipping>>;
   /** One page of `GET /v1/shippings.json` by the documented filters, expanded with guide and details: a look-up that never creates. */
   listShippings(session: ProviderSession, filter: ShippingFilter, page?: PageRequest): Promise<Page<ProviderShipping>>;
+  /**
+   * One page of `GET /v1/shippings/{id}/details.json`: the lines an expanded `details` did not
+   * carry (it holds at most 25, provider-chile.md). `count` is the shipping's number of lines.
+   */
+  listShippingDetails(session: ProviderSession, shippingId: string, page?: PageRequest): Promise<Page<ShippingDetail>>;
 }

@@ -253,4 +253,8 @@ export class ProviderChile implements BillingProvider {
       shippingtypeid: filter.shippingTypeId,
       expand: '[guide,details]',
     });
+
+  /** `GET /v1/shippings/{id}/details.json?limit&offset`, one page (the lines past an expanded `details`' 25). */
+  listShippingDetails = (session: ProviderSession, shippingId: string, page?: PageRequest) =>
+    this.page(session, `/v1/shippings/${encodeURIComponent(shippingId)}/details.json`, shapes.readShippingDetail, page);
 }

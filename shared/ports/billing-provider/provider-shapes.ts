@@ -1,4 +1,4 @@
-import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, ProviderShipping, ShippingDetail, ShippingType, StockLevel, Tax, Variant } from './port.ts';
+import type { Client, InvalidItem, Contact, DocumentDetail, DocumentType, Office, ProviderDocument, ProviderReturn, ProviderShipping, ShippingDetail, ShippingLines, ShippingType, StockLevel, Tax, Variant } from './port.ts';
 
 /**
  * The provider's JSON (provider-chile.md) read into the port's shapes. The HTTP adapter reads its
@@ -159,7 +159,8 @@ export const readShippingType = (raw: Raw): ShippingType => ({
   active: active(raw),
 });
 
-const readShippingDetail = (raw: Raw): ShippingDetail => ({
+/** A shipping's line (`GET /v1/shippings/{id}/details.json`, or an expanded `details`' items). */
+export const readShippingDetail = (raw: Raw): ShippingDetail => ({
   quantity: quantity(raw.quantity, 'shipping detail'),
   variantId: id(raw.variant),
   note: text(raw.note),
@@ -169,21 +170,35 @@ const readShippingDetail = (raw: Raw): ShippingDetail => ({
 const expanded = (value: unknown): value is Raw => !!value && typeof value === 'object' && Object.keys(value as Raw).some((k) => k !== 'href' && k !== 'id');
 
 /**
- * A shipping; with `expand=[guide,details]` also its guide document and lines. A guide or a line
- * that cannot be read leaves `guide` / `details` null: a look-up then cannot match it and says so.
+ * An expanded `details`: `{count, limit, offset, items}` (the provider pages it at 25 lines), or
+ * null when it is only a link. Lines that do not parse, and an expansion without a list of items,
+ * are kept as `invalid`: the shipping's lines are then known to be unreadable, never taken for
+ * fewer lines or for none (decisions 19).
+ */
+const readShippingLines = (value: unknown): ShippingLines | null => {
+  if (Array.isArray(value)) value = { items: value };
+  if (!expanded(value)) return null;
+  if (!Array.isArray(value.items)) return { items: [], count: null, offset: 0, invalid: [{ raw: value, reason: 'expanded details without a list of items' }] };
+  const read = readEach(value.items, readShippingDetail);
+  const count = value.count === undefined || value.count === null ? null : num(value.count);
+  const offset = value.offset === undefined || value.offset === null ? 0 : num(value.offset);
+  const invalid = read.invalid.map(({ raw, reason }) => ({ raw, reason }));
+  if (count === null && value.count !== undefined && value.count !== null) invalid.push({ raw: value.count, reason: 'a count that does not parse' });
+  if (offset === null) invalid.push({ raw: value.offset, reason: 'an offset that does not parse' });
+  return { items: read.items, count, offset: offset ?? 0, invalid };
+};
+
+/**
+ * A shipping; with `expand=[guide,details]` also its guide document and lines. A guide that cannot
+ * be read leaves `guide` null (the match then compares what the shipping itself says); lines are
+ * read as readShippingLines says.
  */
 export const readShipping = (raw: Raw): ProviderShipping => {
   let guide: ProviderDocument | null = null;
-  let details: ShippingDetail[] | null = null;
   try {
     if (expanded(raw.guide)) guide = readDocument(raw.guide);
   } catch {
     guide = null;
-  }
-  const items = (raw.details as Raw | undefined)?.items;
-  if (Array.isArray(items)) {
-    const read = readEach(items, readShippingDetail);
-    details = read.invalid.length === 0 ? read.items : null;
   }
   return {
     id: requiredId(raw.id, 'shipping'),
@@ -196,6 +211,6 @@ export const readShipping = (raw: Raw): ProviderShipping => {
     city: text(raw.city),
     recipient: text(raw.recipient),
     guide,
-    details,
+    details: readShippingLines(raw.details),
   };
 };

@@ -3,7 +3,7 @@ import { StateConflictError } from '../../errors.ts';
 import { table, tableName } from '../../table/client.ts';
 import { keys } from '../../table/keys.ts';
 import { commit, type Write } from '../../table/transaction.ts';
-import type { CreateShippingInput, DocumentDetail, DocumentReference, ProviderDocument, ProviderReturn, ProviderSession, ProviderShipping, ShippingFilter } from './port.ts';
+import type { CreateShippingInput, DocumentDetail, DocumentReference, ProviderDocument, ProviderReturn, ProviderSession, ProviderShipping, ShippingDetail, ShippingFilter, ShippingLines } from './port.ts';
 
 export type SandboxOwner = NonNullable<ProviderSession['owner']>;
 
@@ -49,8 +49,19 @@ export const shippingOf = (id: string, guideId: string, input: CreateShippingInp
   municipality: input.municipality || null,
   city: input.city || null,
   recipient: input.recipient || null,
-  details: input.details.map((line) => ({ quantity: line.quantity, variantId: line.variantId ?? null, note: line.variantId ? null : (line.comment ?? null) })),
+  details: wholeLines(input.details.map((line) => ({ quantity: line.quantity, variantId: line.variantId ?? null, note: line.variantId ? null : (line.comment ?? null) }))),
 });
+
+/** The lines as the provider expands them: at most this many, with `count` (provider-chile.md). */
+export const EXPANDED_LINES = 25;
+
+const wholeLines = (items: ShippingDetail[]): ShippingLines => ({ items, count: items.length, offset: 0, invalid: [] });
+
+/** A stored shipping's lines, all of them (shippings stored before lines were paged kept a plain list). */
+export const storedLines = (shipping: ProviderShipping): ShippingDetail[] => {
+  const details = shipping.details as ShippingLines | ShippingDetail[] | null | undefined;
+  return Array.isArray(details) ? details : (details?.items ?? []);
+};
 
 /**
  * sandbox-v1's documents, returns and shippings of one connection, in the table: a re-issue in another
@@ -119,7 +130,7 @@ export const sandboxDocuments = {
   expanded: async (owner: SandboxOwner, shipping: ProviderShipping): Promise<ProviderShipping> => ({
     ...shipping,
     guide: shipping.guideId ? ((await sandboxDocuments.document(owner, shipping.guideId))?.document ?? null) : null,
-    details: shipping.details ?? null,
+    details: { items: storedLines(shipping).slice(0, EXPANDED_LINES), count: storedLines(shipping).length, offset: 0, invalid: [] },
   }),
 
   /** Everything the connection holds (tests and the local stack's pages read it). */

@@ -18,13 +18,14 @@ import {
   type ProviderReturn,
   type ProviderSession,
   type ProviderShipping,
+  type ShippingDetail,
   type ShippingFilter,
   type StockFilter,
 } from './port.ts';
 import * as shapes from './provider-shapes.ts';
 import { sandboxData } from './sandbox-data.ts';
 import { SandboxFaults, type SandboxOperation } from './sandbox-faults.ts';
-import { SandboxRaceError, sandboxDocuments, shippingOf, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
+import { SandboxRaceError, sandboxDocuments, shippingOf, storedLines, type SandboxOwner, type StoredDocument } from './sandbox-documents.ts';
 
 /** The sandbox's consent page hands out codes of this form; nothing else is accepted. */
 const CODE = /^sbx\.([0-9]{1,9}-[0-9K])\.([0-9a-f]{16,64})$/;
@@ -220,6 +221,19 @@ export class SandboxProvider implements BillingProvider {
       const slice = all.slice(offset, offset + limit);
       const items = await Promise.all(slice.map((s) => sandboxDocuments.expanded(owner, s)));
       return { items, count: all.length, nextOffset: offset + limit < all.length ? offset + slice.length : null };
+    }, request.signal);
+  }
+
+  /** `GET /v1/shippings/{id}/details.json`: a page of the shipping's lines (the rest of an expanded `details`). */
+  listShippingDetails(session: ProviderSession, shippingId: string, request: PageRequest = {}): Promise<Page<ShippingDetail>> {
+    return this.run('listShippings', async () => {
+      const shipping = (await sandboxDocuments.recorded(this.ownerOf(session))).shippings.find((s) => s.id === shippingId);
+      if (!shipping) throw new ProviderRefusedError(404, 'no such shipping');
+      const lines = storedLines(shipping);
+      const offset = request.offset ?? 0;
+      const limit = Math.min(request.limit ?? PAGE_LIMIT, PAGE_LIMIT);
+      const items = lines.slice(offset, offset + limit);
+      return { items, count: lines.length, nextOffset: offset + limit < lines.length ? offset + items.length : null };
     }, request.signal);
   }
 

@@ -1,4 +1,4 @@
-import type { IssueDocumentInput, ProviderDocument } from './port.ts';
+import type { DocumentLineInput, ProviderDocument } from './document-shapes.ts';
 
 /** The port's shapes of shippings (provider-chile.md "Dispatch guides"), re-exported by port.ts. */
 
@@ -17,7 +17,7 @@ export interface CreateShippingInput {
   city: string;
   recipient: string;
   /** As a document's; `netUnitValue` 0 where no price is given. */
-  details: IssueDocumentInput['details'];
+  details: DocumentLineInput[];
   /** The receiving office of an internal transfer (a shipping type with useDestinationOffice 1); clientId is then not sent. */
   destinationOfficeId?: string | null;
 }
@@ -28,6 +28,27 @@ export interface ShippingDetail {
   variantId: string | null;
   /** The line's comment where the provider answers one (not documented for shippings). */
   note: string | null;
+}
+
+/**
+ * A shipping's lines as one answer carried them. The provider pages expanded collections (at most
+ * 25 lines, with `count`, `limit` and `offset`; provider-chile.md): `items` may be only the first
+ * of `count`, the rest read from `GET /v1/shippings/{id}/details.json`. A line that cannot be read
+ * is kept in `invalid`, never dropped: lines with a hole are not the shipping's lines.
+ */
+export interface ShippingLines {
+  items: ShippingDetail[];
+  /** The provider's total; null when it gave none (then `items` is all there is). */
+  count: number | null;
+  /** Where `items` start among the shipping's lines. */
+  offset: number;
+  invalid: InvalidLine[];
+}
+
+/** A line the port could not read, and why. */
+export interface InvalidLine {
+  raw: unknown;
+  reason: string;
 }
 
 export interface ProviderShipping {
@@ -44,8 +65,8 @@ export interface ProviderShipping {
   recipient?: string | null;
   /** With `expand=[guide]`: the guide document; null when not expanded or not readable. */
   guide?: ProviderDocument | null;
-  /** With `expand=[details]`: the lines; null when not expanded. */
-  details?: ShippingDetail[] | null;
+  /** With `expand=[details]`: the lines (possibly a first page of them); null when not expanded or not a list. */
+  details?: ShippingLines | null;
 }
 
 /** `GET /v1/shippings.json`'s documented filters (provider-chile.md "Dispatch guides"). */

@@ -102,6 +102,9 @@ const heldGuide = async (w: GuideWorld, localState: 'unknown' | 'issued') => {
   return seedGuide(w.tenant.id, connectionId, null, [guideLine('harina', '1', null)], {
     transfer: 'other_transfer',
     submission,
-    ...(localState === 'unknown' ? { localState, providerState: 'unknown', taxState: 'not_submitted', externalDocumentId: null, documentNumber: null } : {}),
+    // Held as the look-up leaves it: ended ambiguous, so "none exists" is accepted before the answer window ends (decisions 19).
+    ...(localState === 'unknown'
+      ? { localState, providerState: 'unknown', taxState: 'not_submitted', externalDocumentId: null, documentNumber: null, shippingLookup: { shippingTypeId: '6', progress: null, ambiguous: ['901', '902'] } }
+      : {}),
   });
 };

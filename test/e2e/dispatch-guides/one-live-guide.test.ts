@@ -110,16 +110,31 @@ describe('one live guide per order', () => {
     }
   });
 
-  it('a guide submitted once and sent back to approved is not cancelled with its route: the reconciler issues it, once', async () => {
+  it('a guide sent back to approved (a 401 answered before anything applied) counts as never submitted: its route’s cancel cancels it, nothing is sent (decisions 19)', async () => {
     const { route } = await guideRoute(tenant, operator, driver, [goods()]);
     const [guide] = await unsentGuides(route.id);
-    // A 401 is answered before anything is applied: the guide goes back to approved, its submission kept.
     fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'status', status: 401, times: 1 });
     await runAs(importWorker.name, () => issueRouteGuides({ kind: 'guides', tenantId: tenant.id, routeId: route.id }));
-    expect((await intent(guide!)).localState).toBe('approved');
+    expect([(await intent(guide!)).localState, (await intent(guide!)).providerState]).toEqual(['approved', 'not_sent']);
     await cancelRouteByApi(route.id);
+    expect((await intent(guide!)).localState).toBe('cancelled');
     await reconcileLater();
-    expect([(await intent(guide!)).localState, await shippingsOf(guide!)]).toEqual(['issued', 1]);
+    expect([(await intent(guide!)).localState, await shippingsOf(guide!)]).toEqual(['cancelled', 0]);
+  });
+
+  it('a guide whose order was cancelled while its send was unknown, then proven absent, is cancelled by the reconciler, never sent (decisions 19)', async () => {
+    const { orders, route } = await guideRoute(tenant, operator, driver, [goods()]);
+    const [guide] = await unsentGuides(route.id);
+    fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'status', status: 500, times: 1 }); // refused before applying, but the caller cannot know
+    await runAs(importWorker.name, () => issueRouteGuides({ kind: 'guides', tenantId: tenant.id, routeId: route.id }));
+    expect((await intent(guide!)).localState).toBe('unknown');
+    const order = (await tenant.call(operator, 'GET', `/v1/distribution/orders/${orders[0].id}`)).body;
+    const cancelled = await tenant.call(operator, 'POST', `/v1/distribution/orders/${order.id}/cancel`, { body: { version: order.version } });
+    // The provider may hold it: the cancel leaves it, shown on the order.
+    expect([cancelled.status, cancelled.body.dispatchGuide?.localState]).toEqual([200, 'unknown']);
+    // Past the answer window the look-up proves it absent (back to approved), and the next run cancels it instead of sending it.
+    for (const minutes of [20, 30]) await runAs(invoiceReconciler.name, () => runReconciler(new Date(Date.now() + minutes * 60_000), { inFlightMs: 0 }));
+    expect([(await intent(guide!)).localState, await shippingsOf(guide!)]).toEqual(['cancelled', 0]);
   });
 
   it('a delivery past its time budget hands the rest of the route to a new message, which issues each remaining guide once', async () => {

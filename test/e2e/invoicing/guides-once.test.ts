@@ -163,7 +163,12 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     const { place, intentIds } = await madeGuides(1);
     fake.faults.add({ route: 'POST /v1/shippings.json', kind: 'hang' });
     expect((await issue(intentIds[0]!)).localState).toBe('unknown');
-    const none = await tenant.call(admin, 'POST', `/v1/customer-finance/invoice-intents/${intentIds[0]}/resolve`, { body: { externalDocumentId: null } });
+    const resolveNone = () => tenant.call(admin, 'POST', `/v1/customer-finance/invoice-intents/${intentIds[0]}/resolve`, { body: { externalDocumentId: null } });
+    // Not while the provider may still apply the send (decisions 19)...
+    expect((await resolveNone()).body.code).toBe('answer_window_open');
+    // ...and once its window has passed (here a window of 0 s).
+    process.env.GUIDE_ANSWER_WINDOW_SECONDS = '0';
+    const none = await resolveNone().finally(() => delete process.env.GUIDE_ANSWER_WINDOW_SECONDS);
     expect([none.status, none.body.localState, none.body.providerState], none.text).toEqual([200, 'approved', 'not_sent']);
     await runAs(invoiceReconciler.name, () => runReconciler(later(80), { inFlightMs: 0 }));
     expect((await getIntent(tenant.id, intentIds[0]!)).localState).toBe('issued');

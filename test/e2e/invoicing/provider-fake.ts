@@ -5,9 +5,12 @@ import { putRecord } from './support.ts';
 
 export const FAKE_SETTINGS = { officeId: '1', vatTaxId: '1', documentTypeIds: { receipt: '3', invoice: '1', creditNote: '5' } };
 
-/** A provider-chile-v1 connection of the fake's company, with settings and a customer (client 2). */
-export const connectFake = async (fake: ProviderFake, tenant: TestTenant, admin: TestMember, company: { clientCode: string; clientName: string }) => {
-  const token = fake.addCompany(company);
+/**
+ * A provider-chile-v1 connection of the fake's company, with settings and a customer (client 2).
+ * `token`: the company is already at the fake (another connection of the same company).
+ */
+export const connectFake = async (fake: ProviderFake, tenant: TestTenant, admin: TestMember, company: { clientCode: string; clientName: string }, existingToken?: string) => {
+  const token = existingToken ?? fake.addCompany(company);
   const authorization = await tenant.call(admin, 'POST', '/v1/integrations/provider/authorizations', { body: { clientCode: company.clientCode, name: 'Facturación' } });
   expect(authorization.status, authorization.text).toBe(201);
   const code = await fake.approve(company.clientCode);

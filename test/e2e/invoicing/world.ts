@@ -29,8 +29,8 @@ export const registerFakeProviderChile = (fake: ProviderFake, timeoutMs?: number
 type Company = { clientCode: string; clientName: string };
 
 /** A provider-chile-v1 connection of the fake's company with the guide settings and a customer (client 2). */
-export const guideConnection = async (fake: ProviderFake, tenant: TestTenant, admin: TestMember, company: Company) => {
-  const ready = await connectFake(fake, tenant, admin, company);
+export const guideConnection = async (fake: ProviderFake, tenant: TestTenant, admin: TestMember, company: Company, existingToken?: string) => {
+  const ready = await connectFake(fake, tenant, admin, company, existingToken);
   const settings = await tenant.call(admin, 'PUT', `/v1/integrations/connections/${ready.connectionId}/issue-settings`, { body: { version: 2, ...FAKE_GUIDE_SETTINGS } });
   expect(settings.status, settings.text).toBe(200);
   return ready;

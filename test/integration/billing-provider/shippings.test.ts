@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableError } from '../../../shared/ports/billing-provider/errors.ts';
 import type { CreateShippingInput, IssueDocumentInput, ProviderSession } from '../../../shared/ports/billing-provider/port.ts';
 import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
+import { readLinesWhole } from '../../../functions/invoicing/guides/shipping-lines.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
 
 const COMPANY = { clientCode: '76086428-5', clientName: 'Frutas del Maule SpA' };
@@ -81,9 +82,47 @@ describe('provider-chile-v1 dispatch guides against the fake provider', () => {
     expect(fake.requests.at(-1)!.path).toContain(`shippingdate=${day}&officeid=1&shippingtypeid=1&expand=%5Bguide%2Cdetails%5D`);
     expect([first.items.length, first.count, first.nextOffset]).toEqual([50, 52, 50]);
     expect(first.items[0]).toMatchObject({ recipient: 'R0', shippingDate: day, guide: { documentTypeId: GUIDE_TYPE, clientId: '2' } });
-    expect(first.items[0]!.details).toEqual([{ quantity: 2, variantId: '5', note: null }, { quantity: 3, variantId: null, note: 'Cajas retornables' }]);
+    expect(first.items[0]!.details).toEqual({ items: [{ quantity: 2, variantId: '5', note: null }, { quantity: 3, variantId: null, note: 'Cajas retornables' }], count: 2, offset: 0, invalid: [] });
     const rest = await adapter.listShippings(session, filter, { offset: 50 });
     expect([rest.items.map((s) => s.recipient), rest.nextOffset]).toEqual([['R50', 'R51'], null]);
+  });
+
+  it('reads a shipping’s lines whole: the expansion’s first 25 with their count, the rest from details.json (decisions 19)', async () => {
+    const day = DAY + 30 * 86_400;
+    const lines = Array.from({ length: 60 }, (_, i) => ({ comment: `Caja ${i + 1}`, quantity: i + 1, netUnitValue: 0 }));
+    await adapter.createShipping(session, shipping('lines-60', { emissionDate: day, details: lines }));
+    const listed = (await adapter.listShippings(session, { shippingDate: day, officeId: '1', shippingTypeId: '1' })).items[0]!;
+    expect([listed.details!.items.length, listed.details!.count, listed.details!.invalid]).toEqual([25, 60, []]);
+    const rest = await adapter.listShippingDetails(session, listed.id, { offset: 25, limit: 50 });
+    expect(fake.requests.at(-1)!.path).toBe(`/v1/shippings/${listed.id}/details.json?limit=50&offset=25`);
+    expect([rest.items.length, rest.count, rest.items[0]!.note]).toEqual([35, 60, 'Caja 26']);
+    const read = await readLinesWhole(adapter, session, listed);
+    expect(read.kind === 'read' && read.lines.map((l) => l.quantity)).toEqual(lines.map((l) => l.quantity));
+    // Not expanded at all: every line from details.json.
+    const bare = await readLinesWhole(adapter, session, { ...listed, details: null });
+    expect(bare.kind === 'read' && bare.lines).toHaveLength(60);
+  });
+
+  it('a line that does not parse, in the expansion or past it, makes the lines unreadable, never fewer lines; a failed read throws', async () => {
+    const day = DAY + 31 * 86_400;
+    const filter = { shippingDate: day, officeId: '1', shippingTypeId: '1' };
+    await adapter.createShipping(session, shipping('lines-bad', { emissionDate: day }));
+    const listed = (await adapter.listShippings(session, filter)).items[0]!;
+    fake.damageShippingLines(session.accessToken, Number(listed.id));
+    const damaged = (await adapter.listShippings(session, filter)).items[0]!;
+    expect([damaged.details!.items.length, damaged.details!.count, damaged.details!.invalid.length]).toEqual([1, 2, 1]);
+    expect(await readLinesWhole(adapter, session, damaged)).toMatchObject({ kind: 'unreadable' });
+    // Past the expansion: its first 25 read, a bad line in the rest.
+    const long = Array.from({ length: 30 }, (_, i) => ({ comment: `Saco ${i + 1}`, quantity: 1, netUnitValue: 0 }));
+    await adapter.createShipping(session, shipping('lines-bad-rest', { emissionDate: day, details: long }));
+    const thirty = (await adapter.listShippings(session, filter)).items[1]!;
+    fake.faults.add({ route: 'GET /v1/shippings/{id}/details.json', kind: 'items', items: [{ quantity: 'x' }] });
+    expect(await readLinesWhole(adapter, session, thirty)).toMatchObject({ kind: 'unreadable' });
+    // A count the rest never reaches (a line lost between pages) is unreadable too.
+    expect(await readLinesWhole(adapter, session, { ...thirty, details: { ...thirty.details!, count: 31 } })).toMatchObject({ kind: 'unreadable' });
+    fake.faults.add({ route: 'GET /v1/shippings/{id}/details.json', kind: 'status', status: 500 });
+    await expect(readLinesWhole(adapter, session, thirty)).rejects.toBeInstanceOf(ProviderUnavailableError);
+    expect(await readLinesWhole(adapter, session, thirty)).toMatchObject({ kind: 'read' });
   });
 
   it('an internal transfer sends destinationOfficeId and no client', async () => {

@@ -28,6 +28,21 @@ const post = (salesId: string, overrides: Record<string, unknown> = {}, signal?:
   call(fake, 'POST', '/v1/shippings.json', { token, body: shippingBody(salesId, overrides), signal });
 
 describe('provider fake: dispatch guides', () => {
+  it('pages an expanded details at 25 lines with count, limit and offset; details.json answers the rest (provider-chile.md, corrected)', async () => {
+    await start();
+    const details = Array.from({ length: 30 }, (_, i) => ({ comment: `Caja ${i + 1}`, quantity: i + 1, netUnitValue: 0 }));
+    const made = await post('g-30', { details, dispatch: 0 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const expanded = (await call(fake, 'GET', `/v1/shippings/${made.body.id}.json?expand=[details]`, { token })).body.details;
+    expect([expanded.count, expanded.limit, expanded.offset, expanded.items.length, expanded.items[24].note]).toEqual([30, 25, 0, 25, 'Caja 25']);
+    const listed = (await call(fake, 'GET', `/v1/shippings.json?shippingdate=${DAY}&expand=[details]`, { token })).body.items[0].details;
+    expect([listed.count, listed.items.length]).toEqual([30, 25]);
+    const rest = (await call(fake, 'GET', `/v1/shippings/${made.body.id}/details.json?limit=50&offset=25`, { token })).body;
+    expect([rest.count, rest.offset, rest.items.map((d: any) => d.quantity)]).toEqual([30, 25, [26, 27, 28, 29, 30]]);
+    fake.damageShippingLines(token, made.body.id);
+    expect((await call(fake, 'GET', `/v1/shippings/${made.body.id}.json?expand=[details]`, { token })).body.details.items[0].quantity).toBe('n/a');
+  });
+
   it('lists shipping types with state and codesii filters, codeSii as text', async () => {
     await start();
     const all = (await call(fake, 'GET', '/v1/shipping_types.json', { token })).body;

@@ -24,6 +24,8 @@ export class CompanyAccount {
   /** Shippings with the salesId, guide type and destination office they were sent with (the provider answers none of them). */
   readonly shippings: { shipping: FakeShipping; salesId: string | null; documentTypeId: number; destinationOfficeId: number | null }[] = [];
   readonly references = new Map<number, FakeReference[]>(); // by document id
+  /** Shippings whose first line the fake answers unreadable (a test's `damageShippingLines`). */
+  readonly damagedShippings = new Set<number>();
   private readonly folios = new Map<number, number>(); // last folio, by document type id
   informedSii: 0 | 1 | 2;
 

@@ -15,7 +15,7 @@ export class FaultTable {
   private readonly pending: { fault: FakeFault; left: number }[] = [];
 
   add(fault: FakeFault): void {
-    if (fault.kind === 'status' && !(fault.status && fault.status >= 400 && fault.status <= 599)) {
+    if ((fault.kind === 'status' || fault.kind === 'status_after_apply') && !(fault.status && fault.status >= 400 && fault.status <= 599)) {
       throw new Error('a status fault needs status 400-599');
     }
     if (fault.kind === 'delay' && !(fault.delayMs && fault.delayMs > 0)) throw new Error('a delay fault needs delayMs');

@@ -32,6 +32,8 @@ export interface ProviderFake {
    * (the provider keeps neither: a repeated salesId makes a second shipping; its guide is in `documents`).
    */
   shippings(accessToken: string): (FakeShipping & { salesId: string | null; destinationOfficeId: number | null })[];
+  /** From now on the shipping's first line is answered with a quantity that does not parse (in the list's expansion and details.json). */
+  damageShippingLines(accessToken: string, shippingId: number): void;
   /** The references a document was issued with (`{number, referenceDate, codeSii, reason}`), [] when none. */
   references(accessToken: string, documentId: number): FakeReference[];
   /** A document's lines as `GET /v1/documents/{id}/details.json` lists them. */
@@ -106,6 +108,7 @@ export async function startProviderFake(options: ProviderFakeOptions = {}): Prom
     returns: (accessToken) => account(accessToken).returns,
     shippings: (accessToken) => account(accessToken).shippings.map((s) => ({ ...s.shipping, salesId: s.salesId, destinationOfficeId: s.destinationOfficeId })),
     references: (accessToken, documentId) => account(accessToken).references.get(documentId) ?? [],
+    damageShippingLines: (accessToken, shippingId) => void account(accessToken).damagedShippings.add(shippingId),
     details: (accessToken, documentId) => (account(accessToken).details.get(documentId) ?? []).map((l) => l.detail),
     setInformedSii(clientCode, value) {
       const found = byCode.get(clientCode);

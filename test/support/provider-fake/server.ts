@@ -67,6 +67,8 @@ export class FakeServer {
     // An answer the provider sent half-made: applied, answered 2xx, no id to hold on to.
     if (fault?.kind === 'no_id' && answer.body && typeof answer.body === 'object') answer.body = { ...(answer.body as object), id: undefined };
     if (fault?.kind === 'timeout_after_apply') return this.hold(res, fault.delayMs);
+    // Applied, then answered as failed: a 5xx says nothing about what the provider did.
+    if (fault?.kind === 'status_after_apply') return this.send(res, entry, json(fault.status!, { error: `injected fault after applying: ${fault.status}` }));
     if (fault?.kind === 'delay') return this.later(fault.delayMs!, () => this.send(res, entry, answer));
     this.send(res, entry, answer);
   }

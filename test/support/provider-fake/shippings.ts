@@ -77,17 +77,24 @@ const checkDestination = (account: CompanyAccount, body: Record<string, unknown>
   return destination;
 };
 
-/** The shipping's lines as the provider lists them (`GET /v1/shippings/{id}/details.json`): the guide's lines. */
+/**
+ * The shipping's lines as the provider lists them (`GET /v1/shippings/{id}/details.json`): the
+ * guide's lines. A shipping the test damaged (`damageShippingLines`) answers its first line with
+ * a quantity that is not a number, as a provider with a broken line would.
+ */
 const shippingDetails = (account: CompanyAccount, base: string, shipping: FakeShipping) =>
-  (account.details.get(Number(shipping.guide.id)) ?? []).map(({ detail }) => ({
+  (account.details.get(Number(shipping.guide.id)) ?? []).map(({ detail }, index) => ({
     href: `${base}/v1/shippings/${shipping.id}/details/${detail.id}.json`,
     id: detail.id,
-    quantity: detail.quantity,
+    quantity: index === 0 && account.damagedShippings.has(shipping.id) ? 'n/a' : (detail.quantity as number | string),
     variantStock: 0,
     variantCost: 0,
     variant: detail.variant ? relation(base, 'variants', detail.variant.id) : null,
     note: detail.note,
   }));
+
+/** An expanded collection holds at most this many items, beside `count`, `limit` and `offset` (provider-chile.md, corrected). */
+export const EXPANDED_LIMIT = 25;
 
 const expansions = (url: URL): string[] => (url.searchParams.get('expand') ?? '').replace(/[[\]\s]/g, '').split(',');
 
@@ -95,8 +102,14 @@ const expansions = (url: URL): string[] => (url.searchParams.get('expand') ?? ''
 const served = (account: CompanyAccount, base: string, shipping: FakeShipping, expand: string[]) => ({
   ...shipping,
   ...(expand.includes('guide') ? { guide: account.document(Number(shipping.guide.id)) ?? shipping.guide } : {}),
-  ...(expand.includes('details') ? { details: { href: shipping.details.href, items: shippingDetails(account, base, shipping) } } : {}),
+  ...(expand.includes('details') ? { details: expandedDetails(account, base, shipping) } : {}),
 });
+
+/** `details` expanded: its first 25 lines and how many there are; the rest is read from details.json. */
+const expandedDetails = (account: CompanyAccount, base: string, shipping: FakeShipping) => {
+  const lines = shippingDetails(account, base, shipping);
+  return { href: shipping.details.href, count: lines.length, limit: EXPANDED_LIMIT, offset: 0, items: lines.slice(0, EXPANDED_LIMIT) };
+};
 
 /**
  * `GET /v1/shippings.json` with the documented filters (`shippingdate`, `officeid`,
@@ -122,7 +135,7 @@ export const listShippings = (account: CompanyAccount, url: URL, base: string) =
   return page(url, base, matching, (s) => served(account, base, s, expand));
 };
 
-/** `GET /v1/shippings/{id}.json`; `expand=[guide,details]` puts the guide document and the lines in place of their links. */
+/** `GET /v1/shippings/{id}.json`; `expand=[guide,details]` puts the guide document and the first 25 lines in place of their links. */
 export const readShipping = (account: CompanyAccount, url: URL, base: string, id: number): unknown => {
   const stored = account.shippings.find((s) => s.shipping.id === id) ?? fail(404, 'shipping not found');
   return served(account, base, stored.shipping, expansions(url));

@@ -84,8 +84,8 @@ export interface FakeReturn {
 
 export interface FakeFault {
   route: string; // e.g. 'POST /v1/documents.json' or '*'
-  kind: 'status' | 'timeout_after_apply' | 'hang' | 'reset' | 'delay' | 'items' | 'no_id';
-  status?: number; // for 'status': 429, 500, 502... applied BEFORE the route's effect
+  kind: 'status' | 'status_after_apply' | 'timeout_after_apply' | 'hang' | 'reset' | 'delay' | 'items' | 'no_id';
+  status?: number; // for 'status': 429, 500, 502... applied BEFORE the route's effect; for 'status_after_apply' after it
   delayMs?: number;
   // 'no_id': the route applies and answers its 2xx, but the body comes without its `id`
   items?: unknown[]; // for 'items': raw items added to the list's page as they are (null, no id, a bad quantity...)

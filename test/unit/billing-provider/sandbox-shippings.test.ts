@@ -74,7 +74,8 @@ describe('sandbox-v1 dispatch guides', () => {
     // The look-up invoicing relies on: the day's shippings of the office and type, with their guide and lines.
     const listed = await sandbox.listShippings(session, { shippingDate: DAY, officeId: '1', shippingTypeId: '5' });
     expect(listed.items.map((s) => s.guide?.salesId)).toEqual(['g-1', 'g-2', 'g-3']);
-    expect(listed.items[0]).toMatchObject({ address: 'Camino a Melipilla 9000', recipient: 'Bodega Sur', municipality: null, details: [{ quantity: 4, variantId: null, note: 'Pallet de harina' }] });
+    expect(listed.items[0]).toMatchObject({ address: 'Camino a Melipilla 9000', recipient: 'Bodega Sur', municipality: null, details: { items: [{ quantity: 4, variantId: null, note: 'Pallet de harina' }], count: 1, offset: 0, invalid: [] } });
+    expect(await sandbox.listShippingDetails(session, listed.items[0]!.id)).toEqual({ items: [{ quantity: 4, variantId: null, note: 'Pallet de harina' }], count: 1, nextOffset: null });
     expect((await sandbox.listShippings(session, { shippingDate: DAY, officeId: '1', shippingTypeId: '6' })).items).toEqual([]);
     await expect(sandbox.createShipping(session, shipping('g-4', { destinationOfficeId: null }))).rejects.toBeInstanceOf(ProviderRefusedError);
   }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { matches } from '../../../functions/invoicing/guides/shipping-lookup.ts';
+import { headerLikeness, linesLikeness, type Likeness } from '../../../functions/invoicing/guides/shipping-match.ts';
 import type { IntentRecord, Submission } from '../../../functions/invoicing/intent-record.ts';
-import type { ProviderShipping } from '../../../shared/ports/billing-provider/port.ts';
+import type { ProviderShipping, ShippingDetail } from '../../../shared/ports/billing-provider/port.ts';
 
 const DAY = Math.floor(Date.UTC(2026, 10, 23) / 1000);
 const submission: Submission = { documentTypeId: '8', officeId: '1', emissionDate: DAY, firstSubmittedAt: '', submittedAt: '' };
@@ -15,17 +15,40 @@ const intent = {
   lines: [line(1, 'Harina 25 kg', '2', '5'), line(2, 'Aceite 1 L', '0.5', null)],
 } as unknown as IntentRecord;
 const guide = { id: '90', number: '7', salesId: null, documentTypeId: '8', informedSii: 0, responseMsgSii: null, totalAmount: 0, netAmount: 0, taxAmount: 0, urlPdf: null, emissionDate: DAY, clientId: '2' };
+const lines: ShippingDetail[] = [{ quantity: 0.5, variantId: null, note: 'Aceite 1 L' }, { quantity: 2, variantId: '5', note: null }];
+const whole = (items: ShippingDetail[]) => ({ items, count: items.length, offset: 0, invalid: [] });
 const shipping: ProviderShipping = {
   id: '700', guideId: '90', shippingTypeId: '1', officeId: '1', shippingDate: DAY,
-  address: 'San Pablo 3000 ', municipality: null, city: 'Santiago', recipient: 'Recibe Bodega',
+  address: 'San Pablo 3000', municipality: null, city: 'Santiago', recipient: 'Recibe Bodega',
   guide,
-  details: [{ quantity: 0.5, variantId: null, note: 'Aceite 1 L' }, { quantity: 2, variantId: '5', note: null }],
+  details: whole(lines),
+};
+/** How a shipping compares, its lines included (the look-up reads them whole first). */
+const likeness = (s: ProviderShipping, i: IntentRecord = intent, type = '1'): Likeness => {
+  const header = headerLikeness(s, i, submission, type);
+  if (header === 'other') return 'other';
+  const byLines = linesLikeness(s.details!.items, i);
+  return header === 'near' || byLines === 'near' ? (byLines === 'other' ? 'other' : 'near') : byLines;
 };
 
-describe('a guide look-up matches a shipping on its own fields (decisions 16)', () => {
-  it('takes the shipping the intent sent: lines in any order, an empty comuna answered as null, spaces trimmed', () => {
-    expect(matches(shipping, intent, submission, '1')).toBe(true);
-    expect(matches({ ...shipping, guide: null }, intent, submission, '1')).toBe(true); // the guide not expanded: the fields decide
+describe('a guide look-up compares a shipping with what the intent sent (decisions 16, 19)', () => {
+  it('takes the shipping the intent sent as the same: lines in any order, an empty comuna answered as null (documented)', () => {
+    expect(likeness(shipping)).toBe('same');
+    expect(likeness({ ...shipping, guide: null })).toBe('same'); // the guide not expanded: the fields decide
+    expect(likeness({ ...shipping, municipality: '' })).toBe('same');
+  });
+
+  it('calls near, never same, what only an undocumented change explains (spaces, case, accents, lines merged or rounded)', () => {
+    const near: Partial<ProviderShipping>[] = [
+      { address: 'San Pablo 3000 ' },
+      { address: 'SAN PABLO 3000' },
+      { recipient: 'Recibe  Bodega.' },
+      { city: 'Santiágo' },
+      { details: whole([{ quantity: 0.5, variantId: null, note: 'aceite 1 l' }, { quantity: 2, variantId: '5', note: null }]) },
+      { details: whole([{ quantity: 0.5, variantId: null, note: 'Aceite 1 L' }, { quantity: 1.5, variantId: '5', note: null }, { quantity: 0.5, variantId: '5', note: null }]) },
+      { details: whole([{ quantity: 0.501, variantId: null, note: 'Aceite 1 L' }, { quantity: 2, variantId: '5', note: null }]) },
+    ];
+    for (const change of near) expect(likeness({ ...shipping, ...change }), JSON.stringify(change)).toBe('near');
   });
 
   it('refuses a shipping that differs in any field it answers', () => {
@@ -37,20 +60,20 @@ describe('a guide look-up matches a shipping on its own fields (decisions 16)', 
       { recipient: 'Otro' },
       { municipality: 'Quilicura' },
       { city: null },
-      { details: [{ quantity: 2, variantId: '5', note: null }] },
-      { details: [{ quantity: 1, variantId: null, note: 'Aceite 1 L' }, { quantity: 2, variantId: '5', note: null }] },
-      { details: [{ quantity: 0.5, variantId: null, note: 'Vinagre 1 L' }, { quantity: 2, variantId: '5', note: null }] },
-      { details: null }, // lines not readable: nothing to match on
+      { details: whole([{ quantity: 2, variantId: '5', note: null }]) },
+      { details: whole([{ quantity: 1, variantId: null, note: 'Aceite 1 L' }, { quantity: 2, variantId: '5', note: null }]) },
+      { details: whole([{ quantity: 0.5, variantId: null, note: 'Vinagre 1 L' }, { quantity: 2, variantId: '5', note: null }]) },
+      { details: whole([...lines, { quantity: 1, variantId: '6', note: null }]) },
       { guide: { ...guide, documentTypeId: '1' } },
       { guide: { ...guide, clientId: '3' } },
     ];
-    for (const change of differing) expect(matches({ ...shipping, ...change }, intent, submission, '1'), JSON.stringify(change)).toBe(false);
-    expect(matches(shipping, intent, submission, '6')).toBe(false);
+    for (const change of differing) expect(likeness({ ...shipping, ...change }), JSON.stringify(change)).toBe('other');
+    expect(likeness(shipping, intent, '6')).toBe('other');
   });
 
   it('an internal transfer names no client: a guide with one is not its shipping', () => {
     const transfer = { ...intent, destinationOfficeId: '2' } as IntentRecord;
-    expect(matches(shipping, transfer, submission, '1')).toBe(false);
-    expect(matches({ ...shipping, guide: { ...guide, clientId: null } }, transfer, submission, '1')).toBe(true);
+    expect(likeness(shipping, transfer)).toBe('other');
+    expect(likeness({ ...shipping, guide: { ...guide, clientId: null } }, transfer)).toBe('same');
   });
 });
