@@ -4,7 +4,7 @@ import { legSeconds } from '../../../shared/planning/travel.ts';
 import { TestTenant, type TestMember } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { created, eventCollector, orderBody, plate, tokenOf, waitForView } from '../operations/support.ts';
-import { upcomingServiceDate } from './support.ts';
+import { approvedPlan, assignBody, createOrders, upcomingServiceDate } from './support.ts';
 
 const collector = eventCollector();
 const stack = useLocalStack({ extraStreamConsumers: { collector: collector.consumer } });
@@ -197,4 +197,27 @@ describe('POST /v1/field/routes/{id}/resequence (decisions 17)', () => {
     expect(after.stops.filter((s: any) => s.state === 'delivered').map((s: any) => [s.id, s.sequence])).toEqual(expect.arrayContaining(closedPlaces));
     expect(after.stops.map((s: any) => s.sequence).sort()).toEqual([1, 2, 3, 4, 5]);
   }, 90_000);
+
+  it('re-orders a route of 300 stops in one change, and a stop delivered after it keeps its new place', async () => {
+    const orders = await createOrders(tenant, operator, 300, 'RSQ300', PAST_DAY);
+    const plan = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }], undefined, PAST_DAY);
+    const assigned = created(await tenant.call(operator, 'POST', '/v1/field/routes', { body: { ...assignBody(plan.id, driver), serviceDate: PAST_DAY } }));
+    const started = await start(assigned.id);
+    const answer = created(await resequence(assigned.id, { from: north(-10) }), 200);
+    expect(answer.stops).toHaveLength(300);
+    expect(answer.stops.map((s: any) => s.sequence)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(new Set(answer.stops.map((s: any) => s.orderId))).toEqual(new Set(orders.map((o) => o.id)));
+    // Planned arrivals follow the new sequence.
+    const arrivals = answer.stops.map((s: any) => Date.parse(s.plannedArrivalAt));
+    expect(arrivals).toEqual([...arrivals].sort((a, b) => a - b));
+    expect(orderIdsOf(answer)).not.toEqual(orders.map((o) => o.id));
+    expect(answer.version).toBe(started.version + 1);
+
+    const tenth = answer.stops[9];
+    const delivered = created(await tenant.call(driver, 'POST', `/v1/field/routes/${assigned.id}/stops/${tenth.id}/deliver`, { body: {} }), 200);
+    expect(delivered).toMatchObject({ sequence: 10, plannedArrivalAt: tenth.plannedArrivalAt, state: 'delivered' });
+    const read = created(await tenant.call(driver, 'GET', `/v1/field/routes/${assigned.id}`), 200);
+    expect(read.stops.map((s: any) => [s.id, s.sequence])).toEqual(answer.stops.map((s: any) => [s.id, s.sequence]));
+    await expect.poll(() => updatedEvents(assigned.id).map((e) => e.data.stopCount), { timeout: 15_000 }).toEqual([300]);
+  }, 180_000);
 });
