@@ -57,7 +57,7 @@ export interface ResequenceResult {
 
 /** 8! = 40,320 orders of 8 stops, 0.3 M stop visits: about 10 ms, far less than the search's bound. */
 export const EXACT_MAX_STOPS = 8;
-/** About 0.2-0.3 s of one core at 300 stops (docs/performance.md, "Resequencing a route"), within the 2 s of decisions 17. */
+/** 0.2-0.45 s of CPU at 300 stops on the shared machine (docs/performance.md, "Resequencing a route"), within the 2 s of decisions 17. */
 export const DEFAULT_MAX_STEPS = 12_000_000;
 const NEIGHBOURS = 10;
 
@@ -288,6 +288,8 @@ const localSearch = (model: Model, initial: Int32Array, seed: number, maxSteps: 
   const scratch = new Int32Array(n);
   let steps = 0;
   while (steps < maxSteps) {
+    // A move skipped below counts too, so that the bound is reached whatever the route.
+    steps++;
     const i = random(n);
     const near = position[neighbours[current.perm[i]][random(Math.min(NEIGHBOURS, n - 1))]];
     let from: number;
