@@ -63,6 +63,19 @@ const entries: { [T in EventType]: Entry<T> } = {
     description: 'An assigned route was cancelled before it finished.',
     example: { routeId: '0192f7a3-3333-7d40-9e5f-8a9b0c1d2e34', serviceDate: '2026-03-02' },
   },
+  'field.route.updated': {
+    description:
+      'An assigned or started route changed in place: a plan was applied over it (orders added or removed, stops re-ordered) or its open stops were re-ordered on the road. stopCount and orderIds cover all its stops after the change, in sequence.',
+    example: {
+      routeId: '0192f7a3-3333-7d40-9e5f-8a9b0c1d2e34',
+      serviceDate: '2026-03-02',
+      version: 3,
+      stopCount: 2,
+      orderIds: ['0192f7a0-3c4e-7a10-8b2d-5e6f7a8b9c02', '0192f7a0-3c4e-7a10-8b2d-5e6f7a8b9c03'],
+      addedOrderIds: ['0192f7a0-3c4e-7a10-8b2d-5e6f7a8b9c03'],
+      removedOrderIds: ['0192f7a0-3c4e-7a10-8b2d-5e6f7a8b9c01'],
+    },
+  },
   'field.route.started': {
     description: 'The driver started the route.',
     example: { routeId: '0192f7a3-3333-7d40-9e5f-8a9b0c1d2e34' },

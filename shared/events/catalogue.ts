@@ -36,6 +36,17 @@ export const eventDataSchemas = {
     orderIds: v.array(Uuid),
   }),
   'field.route.cancelled': v.strictObject({ routeId: Uuid, serviceDate: Day }),
+  // decisions 17: a route changed in place (a plan applied over it, or re-ordered on the road);
+  // stopCount and orderIds are all the route's stops after the change, in sequence.
+  'field.route.updated': v.strictObject({
+    routeId: Uuid,
+    serviceDate: Day,
+    version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    stopCount: Count,
+    orderIds: v.array(Uuid),
+    addedOrderIds: v.array(Uuid),
+    removedOrderIds: v.array(Uuid),
+  }),
   'field.route.started': v.strictObject({ routeId: Uuid }),
   'field.stop.delivered': v.strictObject({ routeId: Uuid, stopId: Uuid, orderId: Uuid, reference: v.string(), outcomeAt: Time, evidenceCount: Count }),
   'field.stop.failed': v.strictObject({ routeId: Uuid, stopId: Uuid, orderId: Uuid, reference: v.string(), outcomeAt: Time, evidenceCount: Count }),

@@ -25,7 +25,7 @@ beforeAll(async () => {
   items = answer.body.items;
 });
 
-// The specification's nine, the test, and the kinds decisions 9, 14 and 5 add.
+// The specification's nine, the test, and the kinds decisions 9, 14, 5 and 17 add.
 const expected = [
   'distribution.order.cancelled',
   'distribution.order.created',
@@ -33,6 +33,7 @@ const expected = [
   'field.route.cancelled',
   'field.route.finished',
   'field.route.started',
+  'field.route.updated',
   'field.stop.delivered',
   'field.stop.failed',
   'finance.invoice.issued',
