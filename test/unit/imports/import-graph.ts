@@ -3,8 +3,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 /**
  * The project's own import graph: for each .ts/.mjs file below the given folders, the files it
- * imports by a relative path (static imports, re-exports, `import type` and `import()` alike: a
- * type-only import is still an arrow between two files, even if it is erased at run time).
+ * imports by a relative path (static imports, re-exports, `import type`, `import()` and module
+ * augmentations alike: a type-only import is still an arrow between two files, though erased at
+ * run time).
  */
 export const importGraph = (root: string, folders: string[]): Map<string, string[]> => {
   const files: string[] = [];
@@ -19,8 +20,9 @@ export const importGraph = (root: string, folders: string[]): Map<string, string
   for (const folder of folders) walk(join(root, folder));
   const known = new Set(files);
   const graph = new Map<string, string[]>();
-  // `from '...'` ends every static import and re-export; `import('...')` is a dynamic import.
-  const specifiers = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
+  // `from '...'` ends every static import and re-export; `import('...')` is a dynamic import, a
+  // bare `import '...'` one for its effects, and `declare module '...'` adds to another file's types.
+  const specifiers = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+|\bdeclare\s+module\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
   for (const file of files) {
     // Comments may quote an import; they are not one.
     const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
