@@ -22,8 +22,10 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Every file's worker and DynamoDB Local CPU: test-artifacts/file-cpu.json (docs/testing.md).
     setupFiles: ['test/support/record-aws-calls.ts', 'test/support/file-cpu-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Limits that only end a test that is stuck: a file that takes 5 s alone took 40-200 s at
+    // load 20-45 (issue 37), and a limit a loaded machine reaches fails a good run.
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
     pool: 'forks',
     maxWorkers: workers,
     minWorkers: workers,

@@ -7,7 +7,8 @@ import { startProviderFake } from '../../test/support/provider-fake/index.ts';
 import { Receiver } from '../../test/support/receiver.ts';
 import { ChildStack } from './child-stack.ts';
 import { ChaosClient } from './client.ts';
-import { checkInvariants, outstanding, scanTable } from './invariants.ts';
+import { checkInvariants, outstanding } from './invariants.ts';
+import { scanTable } from './table-scan.ts';
 import { round, setUpTenant } from './workload.ts';
 
 export interface ChaosOptions {

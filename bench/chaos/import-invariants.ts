@@ -1,5 +1,5 @@
 import type { ProviderFake } from '../../test/support/provider-fake/index.ts';
-import type { Item } from './invariants.ts';
+import type { Item } from './table-scan.ts';
 import type { ChaosTenant } from './workload.ts';
 
 /** What the provider fake holds for the tenant's company: every item an import reads once. */

@@ -1,15 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { viewOfOrder, viewsOfRoute } from '../../functions/tracking/projection.ts';
 import { runAs } from '../../shared/aws-calls/identity.ts';
-import { table, tableName } from '../../shared/table/client.ts';
 import type { Received } from '../../test/support/receiver.ts';
 import type { ProviderFake } from '../../test/support/provider-fake/index.ts';
 import type { ChaosClient } from './client.ts';
 import { checkImports, importsOutstanding } from './import-invariants.ts';
+import { scanTable, type Item } from './table-scan.ts';
 import type { ChaosTenant } from './workload.ts';
-
-export type Item = Record<string, any>;
 
 export interface InvariantReport {
   /** Each line names one broken invariant and the thing it broke on. */
@@ -21,18 +18,6 @@ export interface InvariantReport {
   imports: number;
   replays: number;
 }
-
-/** The whole table (it holds one chaos run), read directly, as the invariants must not trust the API. */
-export const scanTable = async (): Promise<Item[]> => {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-};
 
 const tenantItems = (items: Item[], t: ChaosTenant, entity: string) => items.filter((i) => i.entity === entity && i.tenantId === t.tenantId);
 

@@ -4,22 +4,9 @@ import { StateConflictError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
-import { orderItem, toOrderRecord, type OrderRecord } from './records.ts';
+import { orderItem, toOrderRecord, type AssignmentHold, type OrderRecord } from './order-record.ts';
 
-/**
- * An order moved by a route assignment that has not finished (docs/long-routes.md): the order is
- * stored `assigned` to a route whose item does not exist yet, and carries what it was before.
- * Readers show it as it was until the route exists; a rollback writes it back from here.
- */
-export interface AssignmentHold {
-  routeId: string;
-  stopId: string;
-  planId: string;
-  vehicleRouteId: string;
-  /** The order's version and updatedAt before the assignment moved it. */
-  version: number;
-  updatedAt: string;
-}
+export type { AssignmentHold } from './order-record.ts';
 
 /** The planned-route claim of an assignment, as its chunks and rollbacks read it. */
 export interface AssignmentClaim {
@@ -46,8 +33,6 @@ export class AssignmentInProgressError extends StateConflictError {
     super(message, 'assignment_in_progress');
   }
 }
-
-export const holdOf = (item: Record<string, unknown>): AssignmentHold | undefined => (item.assigning as AssignmentHold | undefined) ?? undefined;
 
 export const toClaim = (item: Record<string, unknown>): AssignmentClaim => ({
   routeId: item.routeId as string,

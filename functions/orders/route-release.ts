@@ -4,7 +4,7 @@ import { StateConflictError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, type Write } from '../../shared/table/transaction.ts';
-import { orderItem, type OrderRecord } from './records.ts';
+import { orderItem, type OrderRecord } from './order-record.ts';
 
 /**
  * A route cancelled with more open stops than one transaction holds (docs/long-routes.md): its

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -62,32 +62,63 @@ const javaOptions = (): string[] => (process.env.DYNAMODB_LOCAL_JAVA_OPTS ?? '')
 /** Java's words when the port is taken: it says so on stderr but keeps running, bound to nothing. */
 const BIND_FAILED = /BindException|Failed to bind|Address already in use/;
 
-const waitUntilReady = async (endpoint: string, child: ChildProcess, stderr: () => string, timeoutMs: number): Promise<void> => {
-  // A short request timeout: whatever else holds the port may accept and never answer.
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true }),
-  });
-  const deadline = Date.now() + timeoutMs;
+/** CPU seconds a process has used (utime + stime of /proc/<pid>/stat, in 1/100 s), or undefined off Linux. */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
   try {
-    while (Date.now() < deadline) {
-      if (BIND_FAILED.test(stderr())) throw new PortTakenError(`DynamoDB Local could not bind ${endpoint}: the port is taken`);
-      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}`);
-      try {
-        await client.send(new ListTablesCommand({ Limit: 1 }));
-        // An answer from whatever held the port first, once Java has said it could not bind.
-        if (BIND_FAILED.test(stderr())) continue;
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * How long a start-up may take. Java needs about 1.5 s of CPU to answer; on a busy machine that is
+ * as many seconds of the clock as the other processes leave it (a test run at load 20 starting
+ * three at once saw more than 30 s). So the limit is Java's own CPU, which does not stretch with
+ * the load: one that spent 60 CPU seconds without answering is stuck. The clock's limit only ends
+ * a Java that hangs without running (off Linux, where its CPU cannot be read, it is the limit).
+ */
+const STARTUP_CPU_SECONDS = 60;
+const STARTUP_WALL_MS = 10 * 60_000;
+const STARTUP_WALL_MS_WITHOUT_CPU = 120_000;
+
+const waitUntilReady = async (endpoint: string, child: ChildProcess, stderr: () => string): Promise<void> => {
+  const started = Date.now();
+  const wallLimit = cpuSeconds(child.pid) === undefined ? STARTUP_WALL_MS_WITHOUT_CPU : STARTUP_WALL_MS;
+  // A short request timeout at first: whatever else holds the port may accept and never answer.
+  // A Java that is merely slow gets a longer one with each try that timed out.
+  let requestTimeout = 2_000;
+  for (;;) {
+    if (BIND_FAILED.test(stderr())) throw new PortTakenError(`DynamoDB Local could not bind ${endpoint}: the port is taken`);
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}`);
+    const cpu = cpuSeconds(child.pid);
+    if ((cpu ?? 0) > STARTUP_CPU_SECONDS || Date.now() - started > wallLimit) {
+      throw new Error(`DynamoDB Local did not answer on ${endpoint} in ${Math.round((Date.now() - started) / 1000)} s (${cpu ?? '?'} s of its CPU)`);
     }
-    throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms`);
-  } finally {
-    client.destroy();
+    const client = new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler({ connectionTimeout: requestTimeout, requestTimeout, throwOnRequestTimeout: true }),
+    });
+    const asked = Date.now();
+    // Java saying it could not bind ends the wait for an answer at once.
+    const abort = new AbortController();
+    const watch = setInterval(() => BIND_FAILED.test(stderr()) && abort.abort(), 100);
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: abort.signal });
+      // An answer from whatever held the port first, once Java has said it could not bind.
+      if (!BIND_FAILED.test(stderr())) return;
+    } catch {
+      if (Date.now() - asked >= requestTimeout) requestTimeout = Math.min(requestTimeout * 2, 30_000);
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      clearInterval(watch);
+      client.destroy();
+    }
   }
 };
 
@@ -135,7 +166,7 @@ const startOn = async (port: number, dataDir: string | undefined): Promise<Dynam
   });
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(endpoint, child, () => stderr, 30_000);
+    await waitUntilReady(endpoint, child, () => stderr);
   } catch (error) {
     child.kill('SIGKILL');
     if (error instanceof PortTakenError) throw error;

@@ -3,6 +3,12 @@ import { checkDelaySeconds } from './queue.ts';
 import { awsClientOptions } from './client-options.ts';
 import { wrapped } from './wrappers.ts';
 
+declare module './wrappers.ts' {
+  interface WrappablePorts {
+    importQueue: ImportQueuePort;
+  }
+}
+
 /**
  * One message per provider page of an import (decisions 10): `step` is the number of pages the
  * import had committed when the message was sent, so a redelivered message is recognised.

@@ -2,6 +2,12 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientOptions } from './client-options.ts';
 import { wrapped } from './wrappers.ts';
 
+declare module './wrappers.ts' {
+  interface WrappablePorts {
+    previewQueue: PreviewQueuePort;
+  }
+}
+
 /** "Solve this route preview" (decisions 15): the ids only; the stored preview holds the request. */
 export interface PreviewMessage {
   tenantId: string;

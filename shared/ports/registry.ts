@@ -7,6 +7,14 @@ import { EventBridgeScheduler, type SchedulerPort } from './scheduler.ts';
 import { awsClientOptions } from './client-options.ts';
 import { wrapped } from './wrappers.ts';
 
+declare module './wrappers.ts' {
+  interface WrappablePorts {
+    queue: QueuePort;
+    scheduler: SchedulerPort;
+    keys: KeyService;
+  }
+}
+
 export interface Ports {
   queue: QueuePort;
   scheduler: SchedulerPort;

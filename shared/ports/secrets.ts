@@ -2,6 +2,12 @@ import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient 
 import { awsClientOptions } from './client-options.ts';
 import { wrapped } from './wrappers.ts';
 
+declare module './wrappers.ts' {
+  interface WrappablePorts {
+    secrets: SecretsPort;
+  }
+}
+
 /** A stage of a rotating secret, as Secrets Manager names them. */
 export type SecretStage = 'AWSCURRENT' | 'AWSPREVIOUS';
 

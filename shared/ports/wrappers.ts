@@ -1,25 +1,17 @@
 import type { Pluggable } from '@smithy/types';
-import type { ImportQueuePort } from './import-queue.ts';
-import type { KeyService } from './key-service.ts';
-import type { PreviewQueuePort } from './preview-queue.ts';
-import type { QueuePort } from './queue.ts';
-import type { SchedulerPort } from './scheduler.ts';
-import type { SecretsPort } from './secrets.ts';
 
 /**
  * Where something outside the ports stands in front of them: the IAM pass of the test run
  * (test/support/record-aws-calls.ts) registers the recording of each call here. The ports know
  * only this hook, never what registers it, so no port imports the instrumentation that wraps it.
  * In the cloud nothing is registered and every port is used as built.
+ *
+ * The ports that may be wrapped, by kind. Each port's module adds its own kind by declaration
+ * merging (queue, scheduler and keys in registry.ts, which hands them out), so this hook imports
+ * no port: the ports point down to it, never back.
  */
-export interface WrappablePorts {
-  queue: QueuePort;
-  importQueue: ImportQueuePort;
-  previewQueue: PreviewQueuePort;
-  scheduler: SchedulerPort;
-  keys: KeyService;
-  secrets: SecretsPort;
-}
+// Empty here on purpose: the ports fill it in.
+export interface WrappablePorts {}
 
 export interface PortWrappers {
   /** Each port as it is handed out: the wrapper returns the port to use (itself, or one in front of it). */

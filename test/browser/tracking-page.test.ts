@@ -54,7 +54,7 @@ beforeAll(async () => {
   await waitForView(stack(), links.delivered, (v) => v.state === 'delivered');
   await waitForView(stack(), links.pending, (v) => v.state === 'pending');
   await waitForView(stack(), links.planned, (v) => v.eta !== null);
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -76,5 +76,5 @@ describe('npm start', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/_local/stack`)).rejects.toThrow();
-  }, 60_000);
+  }, 240_000);
 });

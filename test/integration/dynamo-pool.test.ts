@@ -27,11 +27,11 @@ describe('the test stacks’ DynamoDB Local pool', () => {
     expect([a.endpoint, b.endpoint]).not.toContain(next.endpoint);
     await pool.release(b.endpoint);
     await pool.release(next.endpoint);
-  }, 60_000);
+  }, 240_000);
 
   it('leaves no DynamoDB Local running once stopped', async () => {
     const lease = await pool.lease();
     await pool.stop();
     expect(await gone(lease.pid)).toBe(true);
-  }, 60_000);
+  }, 240_000);
 });

@@ -62,5 +62,5 @@ describe('DynamoDB Local on a data folder, killed as a crash would', () => {
     } finally {
       await second.stop();
     }
-  }, 90_000);
+  }, 240_000);
 });

@@ -24,7 +24,9 @@ describe('DynamoDB Local and its port', () => {
     const started = startDynamoDbLocal({ port: taken });
     await expect(started).rejects.toBeInstanceOf(PortTakenError);
     await expect(started).rejects.toThrow(/the port is taken/);
-  }, 40_000);
+    // Java says so once it has started far enough to bind: about 5 s on a quiet machine, 39 s at
+    // load 24 (issue 37). The limit only ends a run where it never says so.
+  }, 240_000);
 
   it('never hands out the same port twice in one process', async () => {
     const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));

@@ -52,5 +52,5 @@ describe('the stream positions file', () => {
     }
     // What is left after the kill reads back.
     expect(() => fileCheckpoints(file).load('consumer-1')).not.toThrow();
-  }, 30_000);
+  }, 240_000);
 });

@@ -36,5 +36,5 @@ describe('the local stack with a data folder', () => {
     } finally {
       await second.stop();
     }
-  }, 90_000);
+  }, 240_000);
 });

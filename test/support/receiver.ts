@@ -45,7 +45,7 @@ export class Receiver {
     return this;
   }
 
-  async waitFor(count: number, timeoutMs = 15_000): Promise<Received[]> {
+  async waitFor(count: number, timeoutMs = 60_000): Promise<Received[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.received.length < count) {
       if (Date.now() > deadline) throw new Error(`receiver got ${this.received.length} of ${count} requests`);
@@ -61,7 +61,7 @@ export class Receiver {
   }
 }
 
-export const eventually = async <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> => {
+export const eventually = async <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

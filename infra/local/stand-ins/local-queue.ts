@@ -144,6 +144,11 @@ export class LocalQueue<M = QueueMessage> {
     return { visible, delayed, inFlight, dead: this.dead.length };
   }
 
+  /** How many times each message still in the queue was received (SQS's ApproximateReceiveCount), in the order sent. */
+  receiveCounts(): number[] {
+    return [...this.messages.values()].map((m) => m.receiveCount);
+  }
+
   private poll(): void {
     while (this.timer && this.batches.size < this.options.maxConcurrency) {
       const batch = this.receive();

@@ -32,7 +32,7 @@ export const useGuideWorld = (stack: () => LocalStack, options: UseGuideWorldOpt
   beforeAll(async () => {
     world = await openGuideWorld(stack(), worldOptions);
     if (reconciler === 'manual') stack().invoiceReconciler.stop();
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => world?.close());
   return () => {
     if (!world) throw new Error('the guide world is not open yet');

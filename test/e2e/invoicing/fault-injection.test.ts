@@ -39,7 +39,7 @@ describe('issuing under provider faults and crashes', () => {
   beforeAll(async () => {
     ({ fake, tenant, admin, ready, close } = await openProviderWorld<never>(stack(), { members: [], timeoutMs: DEADLINE_MS, register: true }));
     actor = { actorId: admin.id, requestId: 'fault-injection' };
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => close?.());
 
   const approvedIntent = async () => {

@@ -56,7 +56,7 @@ describe('issuing dispatch guides under provider faults and crashes, with a prov
     ({ fake, tenant, admin, operator, driver, ready, provider, close } = await openGuideWorld(stack(), { timeoutMs: DEADLINE_MS, register: true }));
     // This file runs the reconciler itself, with chosen clocks.
     stack().invoiceReconciler.stop();
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => close?.());
 
   const caller = (): Caller => ({ requestId: crypto.randomUUID(), tenantId: tenant.id, member: { id: admin.id } as Caller['member'], claims: {}, now: new Date(), publicBaseUrl: '' });

@@ -45,7 +45,7 @@ describe('each tenant gets a share of every reconciler run', () => {
     unregister = registerFakeProviderChile(fake, 2_000);
     [big, small, guides] = await Promise.all([TestTenant.create(stack()), TestTenant.create(stack()), TestTenant.create(stack())]);
     [bigAdmin, smallAdmin, guidesAdmin] = await Promise.all([big.member('admin'), small.member('admin'), guides.member('admin')]);
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     unregister?.();
     await fake?.stop();

@@ -71,7 +71,7 @@ describe('the scheduled reconciler does not stall', () => {
     unregister = registerFakeProviderChile(fake, 300);
     [tenant, other] = await Promise.all([TestTenant.create(stack()), TestTenant.create(stack())]);
     [admin, otherAdmin] = await Promise.all([tenant.member('admin'), other.member('admin')]);
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     unregister?.();
     await fake?.stop();

@@ -48,7 +48,7 @@ export const makeDepot = async (tenant: TestTenant, admin: TestMember) =>
   ok(await tenant.call(admin, 'POST', '/v1/routing/depots', { body: { name: 'Bodega Quilicura', address: { text: 'Av. Lo Boza 120, Quilicura', ...DEPOT } } }), 201);
 
 /** Reads the preview until `done` holds (by default: it ended), as a client polls after the 202. */
-export const waitForPreview = async (tenant: TestTenant, member: TestMember, id: string, done: (p: any) => boolean = (p) => p.state === 'ready' || p.state === 'failed', timeoutMs = 30_000) => {
+export const waitForPreview = async (tenant: TestTenant, member: TestMember, id: string, done: (p: any) => boolean = (p) => p.state === 'ready' || p.state === 'failed', timeoutMs = 90_000) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const preview = ok(await tenant.call(member, 'GET', `/v1/routing/previews/${id}`));

@@ -99,7 +99,7 @@ describe('provider notices: sources and order (issue 29)', () => {
     expect(stockReads() - stockBefore).toBe(3);
     expect(variantReads(3) - variantBefore).toBe(1);
     expect(outcome).toBe('budget_spent');
-  }, 60_000);
+  }, 240_000);
 
   it('reads a company’s notices in the order they arrived, not by topic and resource', async () => {
     process.env.PROVIDER_NOTICE_READS_PER_MINUTE = '1';
@@ -116,5 +116,5 @@ describe('provider notices: sources and order (issue 29)', () => {
       delete process.env.PROVIDER_NOTICE_READS_PER_MINUTE;
     }
     expect([variantReads(4) - variantBefore, stockReads() - stockBefore]).toEqual([1, 0]);
-  }, 60_000);
+  }, 240_000);
 });

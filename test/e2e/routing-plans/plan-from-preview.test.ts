@@ -76,7 +76,7 @@ describe('a plan from a preview', () => {
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([201, 409, 409, 409, 409, 409]);
     for (const lost of answers.filter((a) => a.status === 409)) expect(lost.body.code).toBe('preview_already_planned');
-  }, 30_000);
+  }, 240_000);
 
   it('answers 409 preview_not_ready for a preview that is queued, solving or failed, and plans nothing', async () => {
     for (const state of ['queued', 'solving', 'failed'] as const) {
@@ -160,7 +160,7 @@ describe('a plan from a preview', () => {
     // The planned arrivals stay through approval (route stops show them).
     const record = await runAs(OPERATOR, () => getPlanRecord(tenant.id, plan.id));
     expect(Object.keys(record.plannedArrivals)).toHaveLength(4);
-  }, 30_000);
+  }, 240_000);
 
   it('holds a preview of 1,000 orders in one plan item, with their planned arrivals, and replays it', async () => {
     const preview = await plannedDay(tenant, operator, randomUUID(), { routeCount: 40, stopsPerRoute: 25, unassignedCount: 0, concurrency: 8 });

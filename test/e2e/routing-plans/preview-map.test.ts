@@ -18,7 +18,7 @@ beforeAll(async () => {
   operator = await tenant.member('operator');
   const depot = await makeDepot(tenant, admin);
   previewId = (await plannedDay(tenant, operator, depot.id, { routeCount: 3, stopsPerRoute: 4, unassignedCount: 2 })).id;
-}, 60_000);
+}, 240_000);
 
 describe('GET /v1/routing/previews/{id}/map.svg', () => {
   it('answers the picture as image/svg+xml, with the preview’s routes, stops and unassigned orders, and no person in it', async () => {

@@ -96,14 +96,14 @@ describe('the table calls of one delivery attempt', () => {
     const endpoint = await createEndpoint('failing');
     const event = await emitOrderCreated();
     const delivery = await deliveryOf(event.id, endpoint.id);
-    await eventually(() => getDelivery(delivery.id), (r) => r.body.state === 'dead', 30_000);
+    await eventually(() => getDelivery(delivery.id), (r) => r.body.state === 'dead', 120_000);
     const attempts = perAttempt(delivery.id, endpoint.id);
     expect(attempts).toHaveLength(8);
     for (const attempt of attempts) expect(attempt.length).toBeLessThanOrEqual(2);
     // The death is recorded together with the destination's failure count, in one transaction.
     expect(attempts[7][1]).toEqual({ command: 'TransactWriteItemsCommand', target: `DLV#${delivery.id}` });
     expect((await readEndpoint(endpoint.id)).consecutiveFailures).toBe(1);
-  }, 40_000);
+  }, 240_000);
 
   it('a success after failures resets the count in the same write as its record', async () => {
     const endpoint = await createEndpoint('recovering');

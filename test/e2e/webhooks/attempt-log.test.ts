@@ -19,7 +19,7 @@ const logOf = async (path: string, answers: { status: number; headers?: Record<s
   receiver.reply = (r) => (r.path.endsWith(`/${path}`) ? answers[Math.min(calls++, answers.length - 1)] : previous(r));
   const { endpoint } = await world.createEndpoint(['distribution.order.created'], path);
   const delivery = await world.sendTest(endpoint.id);
-  const done = await world.readUntil(`/v1/webhooks/deliveries/${delivery.id}`, (r) => r.body.state === 'succeeded', 20_000);
+  const done = await world.readUntil(`/v1/webhooks/deliveries/${delivery.id}`, (r) => r.body.state === 'succeeded', 120_000);
   return { deliveryId: delivery.id, log: done.body.attemptLog };
 };
 
@@ -39,7 +39,7 @@ describe('the attempt log (decisions 5)', () => {
     // Only 429 and 503 carry a Retry-After that counts; a 500's header is not kept.
     expect(log[2].retryAfterSeconds).toBeNull();
     expect(log[3].retryAfterSeconds).toBeNull();
-  }, 30_000);
+  }, 240_000);
 
   it('keeps the start of the receiver’s answer for admins only', async () => {
     const { deliveryId, log } = await logOf('talkative', [
@@ -58,5 +58,5 @@ describe('the attempt log (decisions 5)', () => {
         expect(entry).toHaveProperty('retryAfterSeconds', null);
       }
     }
-  }, 30_000);
+  }, 240_000);
 });

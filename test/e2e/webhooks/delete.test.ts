@@ -52,7 +52,7 @@ describe('DELETE /v1/webhooks/endpoints/{id} (decisions 5)', () => {
     const retried = await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/deliveries/${delivery.id}`), (r) => r.body.state === 'dead' && r.body.attempts === 2);
     expect(retried.body.attemptLog.at(-1)).toMatchObject({ trigger: 'manual', outcome: 'destination_deleted', statusCode: null });
     expect(receiver.received.length).toBe(requestsBefore);
-  }, 30_000);
+  }, 240_000);
 
   it('frees the URL and the active slot; a disabled destination gives back nothing twice', async () => {
     const url = `${receiver.url}/reused`;

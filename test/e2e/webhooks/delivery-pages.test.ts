@@ -54,7 +54,7 @@ beforeAll(async () => {
   for (let i = 0; i < items.length; i += 25) {
     await table().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
   }
-}, 60_000);
+}, 240_000);
 
 
 /** Follows nextCursor from the first page; every page must stay within the read budget. */

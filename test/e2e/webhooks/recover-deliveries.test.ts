@@ -138,7 +138,7 @@ describe('recovering dead deliveries (decisions 5)', () => {
     // The lock is free again; the cap still holds: the capped ones match and are not requeued.
     const again = await recover(endpoint.id, { since: since.toISOString() });
     expect(again.status).toBe(202);
-    const done = await eventually(() => readRecovery(endpoint.id, again.body.id), (r) => r.body.state === 'finished', 30_000);
+    const done = await eventually(() => readRecovery(endpoint.id, again.body.id), (r) => r.body.state === 'finished', 120_000);
     expect(done.body.counts).toEqual({ matched: atCap.length, requeued: 0 });
 
     // A page message handed over again after its page committed (the worker died before sending,
@@ -160,7 +160,7 @@ describe('recovering dead deliveries (decisions 5)', () => {
     const started = await recover(endpoint.id, { since: new Date(now - 2 * HOUR).toISOString() });
     expect(started.status).toBe(202);
     expect((await world.tenant.call(world.admin, 'DELETE', `/v1/webhooks/endpoints/${endpoint.id}`)).status).toBe(204);
-    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 30_000);
+    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 120_000);
     expect(finished.body.counts.requeued).toBeLessThan(dead.length);
     expect(finished.body.counts.matched).toBe(finished.body.counts.requeued);
     // Ten reads at a time: 120 at once opened more table connections than DynamoDB Local accepts
@@ -172,13 +172,13 @@ describe('recovering dead deliveries (decisions 5)', () => {
       }
       return bodies;
     };
-    const settled = await eventually(states, (all) => all.every((d) => d.state === 'dead'), 30_000);
+    const settled = await eventually(states, (all) => all.every((d) => d.state === 'dead'), 120_000);
     // What the recovery had requeued ended deleted, unless its attempt was made before the delete.
     const requeued = settled.filter((d) => d.manualRetries === 1);
     expect(requeued).toHaveLength(finished.body.counts.requeued);
     for (const d of requeued) expect(['destination_deleted', 'success']).toContain(d.lastOutcome);
     expect(receiver.received.filter((r) => r.path.endsWith('/deleted-during')).length).toBe(requeued.filter((d) => d.lastOutcome === 'success').length);
-  }, 90_000);
+  }, 240_000);
 
   it('checks the window, the destination and the caller', async () => {
     const endpoint = await create('checked');

@@ -75,7 +75,7 @@ const seedDead = async (endpointId: string, count: number) => {
 /** Waits until the lock's lease (as it is now) has run out. */
 const leaseRunsOut = async (endpointId: string) => {
   const lease = (await lockOf(endpointId))!.leaseUntil as string;
-  await eventually(async () => Date.now(), (now) => now > new Date(lease).getTime() + 50, 30_000);
+  await eventually(async () => Date.now(), (now) => now > new Date(lease).getTime() + 50, 120_000);
 };
 
 describe('a recovery whose page is lost (issue 29)', () => {
@@ -105,9 +105,9 @@ describe('a recovery whose page is lost (issue 29)', () => {
     await leaseRunsOut(endpoint.id);
     await Promise.all([runAs(webhookWorker.name, () => runRecoveryPage(held[0])), sweep()]);
 
-    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 30_000);
+    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 120_000);
     expect(finished.body.counts).toEqual({ matched: 60, requeued: 60 });
-    await eventually(async () => receiver.received.filter((r) => expected.has(r.headers['webhook-id'] as string)).length, (n) => n >= expected.size, 30_000);
+    await eventually(async () => receiver.received.filter((r) => expected.has(r.headers['webhook-id'] as string)).length, (n) => n >= expected.size, 120_000);
     await eventually(() => tenant.call(admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=delivering&limit=100`), (r) => r.body.items.length === 0);
     // Once each: one request per delivery, one attempt more than its eight, one manual retry.
     const got = receiver.received.filter((r) => expected.has(r.headers['webhook-id'] as string)).map((r) => r.headers['webhook-id']);
@@ -121,7 +121,7 @@ describe('a recovery whose page is lost (issue 29)', () => {
     drop = () => false;
     const again = await recover(endpoint.id);
     expect(again.status, again.text).toBe(202);
-    const done = await eventually(() => readRecovery(endpoint.id, again.body.id), (r) => r.body.state === 'finished', 30_000);
+    const done = await eventually(() => readRecovery(endpoint.id, again.body.id), (r) => r.body.state === 'finished', 120_000);
     expect(done.body.counts).toEqual({ matched: 0, requeued: 0 });
     expect(receiver.received.filter((r) => expected.has(r.headers['webhook-id'] as string)).length).toBe(expected.size);
   }, 120_000);
@@ -158,7 +158,7 @@ describe('a recovery whose page is lost (issue 29)', () => {
     await setRetries(0);
     const again = await recover(endpoint.id);
     expect(again.status, again.text).toBe(202);
-    expect((await eventually(() => readRecovery(endpoint.id, again.body.id), (r) => r.body.state === 'finished', 30_000)).body.counts).toEqual({ matched: 3, requeued: 3 });
+    expect((await eventually(() => readRecovery(endpoint.id, again.body.id), (r) => r.body.state === 'finished', 120_000)).body.counts).toEqual({ matched: 3, requeued: 3 });
   }, 120_000);
 });
 
@@ -185,8 +185,8 @@ describe('running recoveries per company (issue 29)', () => {
     const page = await eventually(async () => dropped.find(ofRecovery(first.body.id)), (m) => m !== undefined);
     drop = () => false;
     await stack().webhooks.queue.send(page!);
-    await eventually(() => readRecovery(first.body.endpointId, first.body.id, busy, busyAdmin), (r) => r.body.state === 'finished', 30_000);
+    await eventually(() => readRecovery(first.body.endpointId, first.body.id, busy, busyAdmin), (r) => r.body.state === 'finished', 120_000);
     const sixth = await recover(waiting.id, busy, busyAdmin);
     expect(sixth.status, sixth.text).toBe(202);
-  }, 60_000);
+  }, 240_000);
 });

@@ -27,7 +27,7 @@ describe('what a failing destination gives away (issue 29)', () => {
     );
     await world.emitOrderCreated();
 
-    const [notice] = await eventually(async () => world.receivedAt('watcher'), (list) => list.length >= 1, 30_000);
+    const [notice] = await eventually(async () => world.receivedAt('watcher'), (list) => list.length >= 1, 120_000);
     const data = JSON.parse(notice.body).data;
     expect(data).toMatchObject({ endpointId: failing.id, consecutiveFailures: 15, disabledReason: null });
     // The origin and the words of the path; `…` for each other segment; query values REDACTED.
@@ -40,9 +40,9 @@ describe('what a failing destination gives away (issue 29)', () => {
     expect(failingType.example.url).toMatch(/^https:\/\/[^/]+\/hooks\/…\?token=REDACTED$/);
 
     // The receiver's body in the attempt log: text only, no mark that would reorder or hide it.
-    const dead = await world.readUntil(`/v1/webhooks/endpoints/${failing.id}/deliveries?state=dead`, (r) => r.body.items.length === 1, 30_000);
+    const dead = await world.readUntil(`/v1/webhooks/endpoints/${failing.id}/deliveries?state=dead`, (r) => r.body.items.length === 1, 120_000);
     const detail = await world.tenant.call(world.admin, 'GET', `/v1/webhooks/deliveries/${dead.body.items[0].id}`);
     expect(detail.body.attemptLog).toHaveLength(8);
     for (const entry of detail.body.attemptLog) expect(entry.responseExcerpt).toBe('denied exe.txt ok end');
-  }, 60_000);
+  }, 240_000);
 });

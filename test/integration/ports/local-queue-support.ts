@@ -3,7 +3,7 @@ import { LocalQueue, type LocalQueueOptions } from '../../../infra/local/stand-i
 import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
 
 /** Polls every 5 ms, as fast as the stand-ins' own 5 ms polls in these tests. */
-export const waitFor = async (check: () => boolean, ms = 5_000) => {
+export const waitFor = async (check: () => boolean, ms = 60_000) => {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');

@@ -10,7 +10,7 @@ import { msg, useLocalQueues, waitFor } from './local-queue-support.ts';
  * its visibility timeout runs out.
  */
 // These throttled runs wait on retries that back off to a second: 10 s, not the stand-ins' usual 5.
-const waitLong = (check: () => boolean) => waitFor(check, 10_000);
+const waitLong = (check: () => boolean) => waitFor(check, 120_000);
 const { newQueue } = useLocalQueues();
 
 /** What the consumer was handed: each message id with the receive count it came with. */

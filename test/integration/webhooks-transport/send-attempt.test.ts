@@ -79,11 +79,12 @@ describe('sendAttempt against real receivers on 127.0.0.1', () => {
   });
 
   it('a receiver slower than the time limit is a timeout', async () => {
-    const receiver = await startReceiver((_req, res) => setTimeout(() => res.end('late'), 5_000).unref());
+    // It never answers, so only the limit can end the attempt: no upper bound on the clock needed
+    // (one of 3 s failed on a loaded machine whose timer fired late, issue 37).
+    const receiver = await startReceiver(() => undefined);
     const result = await sendAttempt(request(`http://127.0.0.1:${receiver.port}/`, { timeoutMs: 1_000 }));
     expect(result).toMatchObject({ outcome: 'timeout', statusCode: null });
     expect(result.durationMs).toBeGreaterThanOrEqual(950);
-    expect(result.durationMs).toBeLessThan(3_000);
   });
 
   it('the limit covers the body too: headers on time, body trickling past it is a timeout', async () => {

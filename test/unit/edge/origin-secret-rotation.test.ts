@@ -304,5 +304,5 @@ describe('the rotation function\'s own clients', () => {
       held.forEach((socket) => socket.destroy());
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
-  }, 60_000);
+  }, 240_000);
 });

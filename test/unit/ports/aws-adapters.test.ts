@@ -237,5 +237,5 @@ describe('the ports\' AWS clients (awsClientOptions)', () => {
       held.forEach((socket) => socket.destroy());
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
-  }, 15_000);
+  }, 240_000);
 });
