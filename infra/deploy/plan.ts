@@ -223,6 +223,14 @@ export function planDeploy(facts: DeployFacts): Plan {
     steps.push({ why: 'turn the table\'s deletion protection on (an in-place update)', command: ['npx', 'cdk', 'deploy', '--all', ...context, ...approval, '--outputs-file', 'cdk.out/deploy-outputs.json'] });
     if (email !== undefined) notes.push(`Confirm the subscription in the e-mail SNS sent to ${email}: until then no alarm reaches anyone.`);
   } else {
+    // A first deploy that stopped at an edge stack (most likely the log delivery, created last)
+    // left it in ROLLBACK_COMPLETE, and the API up with its table unprotected: this deploy
+    // deletes the edge stack, protects the table and creates the edge stack again.
+    for (const name of [STACKS.acl, STACKS.logs]) {
+      if (facts.stackStatus[name] !== 'ROLLBACK_COMPLETE') continue;
+      steps.push({ why: `${name} is what a failed create left (ROLLBACK_COMPLETE)`, command: ['aws', 'cloudformation', 'delete-stack', '--stack-name', name, '--region', EDGE_REGION] });
+      steps.push({ why: `wait for ${name} to go`, command: ['aws', 'cloudformation', 'wait', 'stack-delete-complete', '--stack-name', name, '--region', EDGE_REGION] });
+    }
     steps.push({ why: `deploy ${deployment} with its entry of deploy.settings.json (${region})`, command: ['npx', 'cdk', 'deploy', '--all', ...context, ...approval, '--outputs-file', 'cdk.out/deploy-outputs.json'] });
   }
   return { refusals: [], settings, steps, notes };

@@ -124,6 +124,15 @@ describe('a later deploy', () => {
     expect(settingsOf(plan([], { settings: { ...kept, accountConcurrency: 1000 }, stackStatus: deployed, accountSettings: withReservations })).accountConcurrency).toBe(1000);
   });
 
+  it('after a first deploy that stopped at the log delivery: deletes that stack, then deploys with the table protected', () => {
+    const p = plan([], { settings: kept, stackStatus: { ...deployed, [STACKS.acl]: 'CREATE_COMPLETE', [STACKS.logs]: 'ROLLBACK_COMPLETE' } });
+    expect(commands(p)).toEqual([
+      'aws cloudformation delete-stack --stack-name DeliveryOpsEdgeLogs --region us-east-1',
+      'aws cloudformation wait stack-delete-complete --stack-name DeliveryOpsEdgeLogs --region us-east-1',
+      'npx cdk deploy --all -c deployment=prod --outputs-file cdk.out/deploy-outputs.json',
+    ]);
+  });
+
   it('refuses without a settings file, or where nothing is deployed yet', () => {
     expect(plan([], { stackStatus: deployed }).refusals).toEqual([expect.stringMatching(/No entry for deployment prod in deploy.settings.json.*--first --deployment prod/)]);
     expect(plan([], { settings: kept }).refusals).toEqual([expect.stringMatching(/not deployed in sa-east-1.*--first/)]);
