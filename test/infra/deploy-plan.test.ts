@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { STACKS, afterDeployChecks, parseDeployArgs, planDeploy, resolveRegion, type DeployFacts } from '../../infra/deploy/plan.ts';
-import type { DeploySettings } from '../../infra/deploy/settings.ts';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readDeploySettings, readDeployments, writeDeploySettings, type DeploySettings } from '../../infra/deploy/settings.ts';
 import { PLACEHOLDER_OIDC_ISSUER } from '../../infra/stack.ts';
 
 /**
@@ -164,6 +167,28 @@ describe('several deployments (decisions 20)', () => {
 
   it('refuses a deployment name outside 1-20 of a-z, 0-9 and -', () => {
     for (const name of ['Staging', 'x'.repeat(21), 'a_b']) expect(() => parseDeployArgs(['--deployment', name]), name).toThrow(/1-20 of a-z/);
+  });
+});
+
+describe('deploy.settings.json', () => {
+  it('keeps one entry per deployment: writing one keeps the others', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'delivery-ops-settings-'));
+    try {
+      const file = join(dir, 'deploy.settings.json');
+      writeDeploySettings('prod', { region: 'sa-east-1', alarmEmail: 'ops@example.cl' }, file);
+      writeDeploySettings('staging', { region: 'us-east-1', alarmEmail: 'qa@example.cl' }, file);
+      writeDeploySettings('prod', { region: 'sa-east-1', alarmEmail: 'noc@example.cl' }, file);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ prod: { alarmEmail: 'noc@example.cl', region: 'sa-east-1' }, staging: { alarmEmail: 'qa@example.cl', region: 'us-east-1' } });
+      expect(readDeploySettings('staging', file)).toEqual({ alarmEmail: 'qa@example.cl', region: 'us-east-1' });
+      expect(readDeploySettings('dev', file)).toBeUndefined();
+      // The older form, one object of settings, is prod's entry.
+      writeFileSync(file, JSON.stringify({ region: 'sa-east-1', accountConcurrency: 1000 }));
+      expect(readDeployments(file)).toEqual({ prod: { region: 'sa-east-1', accountConcurrency: 1000 } });
+      writeFileSync(file, JSON.stringify({ Prod: { region: 'sa-east-1' } }));
+      expect(() => readDeployments(file)).toThrow(/1-20 of a-z/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -201,7 +201,8 @@ describe('settings of the edge', () => {
     for (const [id, fn] of Object.entries(resources).filter(([, r]) => r.Properties?.Environment?.Variables?.OIDC_ISSUER)) {
       expect(fn.Properties.ReservedConcurrentExecutions, id).toBe(id === tracking ? 7 : undefined);
     }
-  });
+    // A synth in the test: seconds of CPU, more on a busy machine.
+  }, 180_000);
 
   it('refuses a cap that is not a positive integer', () => {
     for (const value of ['0', '-1', '2.5', 'many']) expect(() => quickStack({ trackingConcurrency: value }), value).toThrow(/trackingConcurrency/);
