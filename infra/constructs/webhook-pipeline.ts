@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Lazy, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -46,14 +46,37 @@ export const KEY_ADMIN_ACTIONS = [
   'kms:UpdateKeyDescription', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
 ];
 
+/** Per key, per use action, the roles that may use it (filled by allowKeyUse; read when the template is made). */
+const keyUsers = new WeakMap<IKey, Map<string, IRole[]>>();
+
 /**
- * Gives one role one use of the key, in its own policy and in the key's: the key policy trusts no
- * IAM policy for use (KEY_ADMIN_ACTIONS), so a use must be named there too, with the same conditions.
+ * Gives one role one use of the key. The role's own statement holds the use and its context
+ * conditions; the key policy, which trusts no IAM policy for use (KEY_ADMIN_ACTIONS), delegates
+ * each use action to the account's IAM only for the roles given it (`aws:PrincipalArn`). Both must
+ * allow: another role's IAM policy cannot decrypt, and the role's grant stays the one that decides
+ * (so the IAM check still sees which grant a call needs).
  */
 export const allowKeyUse = (key: IKey, role: IRole, statement: PolicyStatement): void => {
   role.addToPrincipalPolicy(statement);
-  const json = statement.toStatementJson() as { Action: string | string[]; Condition?: Record<string, Record<string, unknown>> };
-  key.addToResourcePolicy(new PolicyStatement({ principals: [role], actions: [json.Action].flat(), resources: ['*'], conditions: json.Condition }));
+  let users = keyUsers.get(key);
+  if (!users) keyUsers.set(key, (users = new Map()));
+  for (const action of [(statement.toStatementJson() as { Action: string | string[] }).Action].flat()) {
+    let roles = users.get(action);
+    if (!roles) {
+      const list = (roles = [] as IRole[]);
+      users.set(action, list);
+      key.addToResourcePolicy(
+        new PolicyStatement({
+          sid: `Use${action.replace('kms:', '')}`,
+          principals: [new AccountRootPrincipal()],
+          actions: [action],
+          resources: ['*'],
+          conditions: { ArnEquals: { 'aws:PrincipalArn': Lazy.list({ produce: () => list.map((r) => r.roleArn) }) } },
+        }),
+      );
+    }
+    if (!roles.includes(role)) roles.push(role);
+  }
 };
 
 /** The context `functions/webhooks/endpoint-record.ts` seals each signing secret's data key under. */

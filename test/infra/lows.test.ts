@@ -38,7 +38,8 @@ describe('the signing-secrets key policy', () => {
     const names = new TemplateNames(synth.template.toJSON() as never);
     const policy = names.resolve((synth.template.toJSON().Resources[keyId()] as Resource).Properties.KeyPolicy);
     const simulation: Simulation = {
-      request: { principal, action, resource: { resource: names.getAtt(keyId(), 'Arn'), accountId: ACCOUNT }, contextVariables: context },
+      // aws:PrincipalArn is on every request (a role session's: its role), and the key policy names users by it.
+      request: { principal, action, resource: { resource: names.getAtt(keyId(), 'Arn'), accountId: ACCOUNT }, contextVariables: { 'aws:PrincipalArn': principal.replace(':sts::', ':iam::').replace(':assumed-role/', ':role/').replace(/\/[^/]+$/, ''), ...context } },
       identityPolicies: identityPolicies.map((policy, i) => ({ name: `identity-${i}`, policy })) as never,
       serviceControlPolicies: [],
       resourceControlPolicies: [],
@@ -64,29 +65,38 @@ describe('the signing-secrets key policy', () => {
     expect(KEY_ADMIN_ACTIONS.some((a) => /Decrypt|Encrypt|GenerateDataKey|CreateGrant/.test(a))).toBe(false);
   });
 
-  it('lets the worker decrypt a signing secret, under its context only, and no other role', async () => {
-    const worker = roleArn(synth.stack.webhookPipeline.worker);
+  it('lets a role that needs the key use it, and no other role, whatever its IAM policy says', async () => {
+    const everything = [{ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] }];
     const context = { 'kms:EncryptionContextKeys': ['tenantId', 'endpointId', 'secretId'], 'kms:EncryptionContext:tenantId': 't', 'kms:EncryptionContext:endpointId': 'e', 'kms:EncryptionContext:secretId': 's' };
-    expect(await decide(worker, 'kms:Decrypt', context)).toBe('Allowed');
-    expect(await decide(worker, 'kms:Decrypt', { 'kms:EncryptionContextKeys': ['tenantId'], 'kms:EncryptionContext:tenantId': 't' })).not.toBe('Allowed');
+    expect(await decide(roleArn(synth.stack.webhookPipeline.worker), 'kms:Decrypt', context, everything)).toBe('Allowed');
+    // Its IAM policy still decides: without it, nothing (its context conditions live there: test/iam/roles.test.ts).
+    expect(await decide(roleArn(synth.stack.webhookPipeline.worker), 'kms:Decrypt', context, [])).not.toBe('Allowed');
     for (const other of [synth.stack.webhookPipeline.sweeper, synth.stack.webhookPipeline.fanOut, synth.stack.functions.byGroup.get('orders')!]) {
-      expect(await decide(roleArn(other), 'kms:Decrypt', context), other.name).not.toBe('Allowed');
+      expect(await decide(roleArn(other), 'kms:Decrypt', context, everything), other.name).not.toBe('Allowed');
     }
+    // The worker opens secrets; sealing new ones is the webhooks function's.
+    expect(await decide(roleArn(synth.stack.webhookPipeline.worker), 'kms:GenerateDataKey', context, everything)).not.toBe('Allowed');
   });
 
-  it('names as users exactly the roles whose own policies use the key', () => {
+  it('names as users of each action exactly the roles whose own policies use the key for it', () => {
     const key = synth.template.toJSON().Resources[keyId()] as Resource;
-    const users = new Set(
-      (key.Properties.KeyPolicy.Statement as { Principal: { AWS?: unknown } }[]).flatMap((s) => (s.Principal.AWS && JSON.stringify(s.Principal.AWS).includes('GetAtt') ? [JSON.stringify(s.Principal.AWS)] : [])),
-    );
-    const rolesUsingKey = new Set(
-      synth
-        .resources('AWS::IAM::Policy')
-        .filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes(`"${keyId()}"`))
-        .flatMap(([, p]) => (p.Properties.Roles as { Ref: string }[]).map((r) => JSON.stringify({ 'Fn::GetAtt': [r.Ref, 'Arn'] }))),
-    );
-    expect(rolesUsingKey.size).toBeGreaterThanOrEqual(3);
-    expect(users).toEqual(rolesUsingKey);
+    const named = (action: string) =>
+      new Set(
+        (key.Properties.KeyPolicy.Statement as { Action: string; Condition?: { ArnEquals?: Record<string, unknown[]> } }[])
+          .filter((s) => s.Action === action)
+          .flatMap((s) => s.Condition!.ArnEquals!['aws:PrincipalArn']!.map((arn) => JSON.stringify(arn))),
+      );
+    const granted = (action: string) =>
+      new Set(
+        synth
+          .resources('AWS::IAM::Policy')
+          .filter(([, p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some((st) => [st.Action].flat().includes(action) && JSON.stringify(st.Resource).includes(`"${keyId()}"`)))
+          .flatMap(([, p]) => (p.Properties.Roles as { Ref: string }[]).map((r) => JSON.stringify({ 'Fn::GetAtt': [r.Ref, 'Arn'] }))),
+      );
+    for (const action of ['kms:Decrypt', 'kms:GenerateDataKey']) {
+      expect(granted(action).size, action).toBeGreaterThanOrEqual(2);
+      expect(named(action), action).toEqual(granted(action));
+    }
   });
 });
 
