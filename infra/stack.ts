@@ -22,6 +22,7 @@ import { WebhookPipeline } from './constructs/webhook-pipeline.ts';
 import { WebhookQueue } from './constructs/webhook-queue.ts';
 import { RecordImports } from './constructs/record-imports.ts';
 import { DispatchGuideIssuing } from './constructs/dispatch-guides.ts';
+import { deploymentOf, stackNames } from './deployment.ts';
 
 /** Synth accepts these; a deployment with them fails before it creates anything (OidcParameters). */
 export const PLACEHOLDER_OIDC_ISSUER = 'https://issuer.example.invalid/';
@@ -120,6 +121,9 @@ export class DeliveryOpsStack extends Stack {
    */
   constructor(scope: Construct, id: string, props: DeliveryOpsStackProps = {}) {
     super(scope, id, { crossRegionReferences: true, ...props });
+    // The deployment (decisions 20) names the three stacks; the context names the deployment.
+    const names = stackNames(deploymentOf(this));
+    if (id !== names.app) throw new Error(`the API stack of deployment ${deploymentOf(this)} is ${names.app}, not ${id}`);
     // Strong, CDK's default said aloud: a referenced value (the ACL's ARN) cannot vanish under a reader.
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
 
@@ -173,14 +177,16 @@ export class DeliveryOpsStack extends Stack {
     this.originSecret = new OriginSecret(this, 'OriginSecret', { serviceName: 'delivery-ops' });
     for (const fn of this.functions.byGroup.values()) this.originSecret.grantCheck(fn.function);
     const account = props.env?.account;
-    this.edgeAcl = new EdgeAclStack(scope, `${id}Edge`, { account, rateLimitPerIp, description: 'delivery-ops: the CloudFront web ACL (us-east-1 only)' });
+    this.edgeAcl = new EdgeAclStack(scope, names.acl, { account, rateLimitPerIp, description: 'delivery-ops: the CloudFront web ACL (us-east-1 only)' });
     this.edge = new Edge(this, 'Edge', { apiDomainName: this.httpApi.domainName, webAclArn: this.edgeAcl.acl.webAcl.attrArn, originSecret: this.originSecret.secret });
-    this.edgeLogs = new EdgeLogsStack(scope, `${id}EdgeLogs`, {
+    this.edgeLogs = new EdgeLogsStack(scope, names.logs, {
       account,
       distribution: this.edge.distribution,
       bucket: this.edge.logBucket,
       description: 'delivery-ops: CloudFront access-log delivery (us-east-1 only)',
     });
+    // Its source's name is made in the edge logs stack; the same token resolves in either.
+    this.edge.admitLogDelivery(this.edgeLogs.accessLogs.sourceName);
     this.originSecret.rotateOn(this.edge.distribution, this.edgeAcl.acl.webAcl.attrArn);
     new TrackingEdge(this, 'TrackingEdge', { edge: this.edge });
     this.webhooks = new WebhookQueue(this, 'Webhooks');

@@ -4,6 +4,7 @@ import type { IDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import { CfnDelivery, CfnDeliveryDestination, CfnDeliverySource } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { deployedName } from '../deployment.ts';
 
 /**
  * Access-log fields (standard logging v2): the legacy format's fields without the URI, its query,
@@ -32,6 +33,8 @@ export class AccessLogDelivery extends Construct {
   readonly source: CfnDeliverySource;
   readonly destination: CfnDeliveryDestination;
   readonly delivery: CfnDelivery;
+  /** The source's name, which the bucket policy admits (Edge.admitLogDelivery). */
+  readonly sourceName: string;
 
   constructor(scope: Construct, id: string, props: AccessLogDeliveryProps) {
     super(scope, id);
@@ -40,10 +43,11 @@ export class AccessLogDelivery extends Construct {
     // Both resources need a name, and a name that stays while a property that forces a
     // replacement changes would make the replacement collide with the old resource: the source's
     // name carries the distribution id, the destination's a digest of its settings.
-    const name = Names.uniqueResourceName(this, { maxLength: 30, separator: '-' });
+    const name = deployedName(this, 'logs', '') ?? Names.uniqueResourceName(this, { maxLength: 30, separator: '-' });
     const destinationSettings = { bucket: Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement), outputFormat: 'json' };
+    this.sourceName = Fn.join('-', [name, distribution.distributionId]);
     this.source = new CfnDeliverySource(this, 'Source', {
-      name: Fn.join('-', [name, distribution.distributionId]),
+      name: this.sourceName,
       logType: 'ACCESS_LOGS',
       resourceArn: stack.formatArn({ service: 'cloudfront', region: '', resource: 'distribution', resourceName: distribution.distributionId }),
     });

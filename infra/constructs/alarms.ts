@@ -1,7 +1,7 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { AlarmProps, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -20,6 +20,14 @@ export interface AlarmsProps {
 }
 
 const period = Duration.minutes(5);
+
+/**
+ * A throttle alarm fires on a sustained rate, not on one throttle (a queue worker at its mapping's
+ * bound, a burst that Lambda retried): at least `percent` of a function's invocation attempts
+ * throttled in each of `minutes` consecutive minutes. Attempts are Invocations plus Throttles
+ * (Lambda does not count a throttled request as an invocation).
+ */
+export const THROTTLE_ALARM = { percent: 10, minutes: 5 } as const;
 
 /** Alarms that need a person, all sent to one topic. */
 export class Alarms extends Construct {
@@ -60,10 +68,18 @@ export class Alarms extends Construct {
         metric: fn.metricErrors({ period, statistic: 'Sum' }),
         threshold: 1,
       });
+      const minute = { period: Duration.minutes(1), statistic: 'Sum' };
       this.alarm(`${name}Throttles`, {
-        alarmDescription: `Function ${name} was throttled: account or reserved concurrency is used up.`,
-        metric: fn.metricThrottles({ period, statistic: 'Sum' }),
-        threshold: 1,
+        alarmDescription: `Function ${name}: ${THROTTLE_ALARM.percent}% or more of its invocations throttled in each of ${THROTTLE_ALARM.minutes} minutes in a row: account or reserved concurrency is used up.`,
+        metric: new MathExpression({
+          expression: 'IF(throttles + invocations > 0, 100 * throttles / (throttles + invocations), 0)',
+          usingMetrics: { throttles: fn.metricThrottles(minute), invocations: fn.metricInvocations(minute) },
+          period: Duration.minutes(1),
+          label: `${name} throttled %`,
+        }),
+        threshold: THROTTLE_ALARM.percent,
+        evaluationPeriods: THROTTLE_ALARM.minutes,
+        datapointsToAlarm: THROTTLE_ALARM.minutes,
       });
     }
 
@@ -83,7 +99,7 @@ export class Alarms extends Construct {
     return alarm;
   }
 
-  private alarm(id: string, props: Omit<AlarmProps, 'evaluationPeriods'>): Alarm {
+  private alarm(id: string, props: Omit<AlarmProps, 'evaluationPeriods'> & { evaluationPeriods?: number }): Alarm {
     return this.notify(
       new Alarm(this, id, {
         evaluationPeriods: 1,

@@ -3,6 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { sealedReplayOperations } from '../../functions/index.ts';
+import { allowKeyUse } from './webhook-pipeline.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 /** provider-chile.md's deployment settings, as CDK context (the token only by its secret's ARN). */
@@ -78,7 +79,9 @@ export class BillingProviderAccess extends Construct {
     const contexts: [string[], Record<string, unknown>][] = [[TOKEN_CONTEXT_KEYS, {}]];
     if (connects && replays.length > 0) contexts.push([REPLAY_CONTEXT_KEYS, { StringEquals: { 'kms:EncryptionContext:operationId': replays } }]);
     for (const [contextKeys, more] of contexts) {
-      fn.role.addToPrincipalPolicy(
+      allowKeyUse(
+        key,
+        fn.role,
         new PolicyStatement({
           actions: connects ? ['kms:GenerateDataKey', 'kms:Decrypt'] : ['kms:Decrypt'],
           resources: [key.keyArn],

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { AddBehaviorOptions, ICachePolicy } from 'aws-cdk-lib/aws-cloudfront';
 import {
   AllowedMethods,
@@ -23,6 +23,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '../../shared/http/edge-headers.ts';
 import { EDGE_REGION } from './web-acl.ts';
+import { deployedName } from '../deployment.ts';
 
 // Where these moved (the web ACL and the log delivery live in us-east-1 stacks); tests import them from here.
 export { COMMON_RULES_BLOCKED, COMMON_RULES_COUNTED } from './web-acl.ts';
@@ -59,7 +60,6 @@ export class Edge extends Construct {
 
   constructor(scope: Construct, id: string, props: EdgeProps) {
     super(scope, id);
-    const stack = Stack.of(this);
 
     this.logBucket = new Bucket(this, 'AccessLogs', {
       // Standard logging v2 delivers as the bucket owner: no ACLs needed.
@@ -85,6 +85,7 @@ export class Edge extends Construct {
     });
 
     this.viewerHost = new CloudFrontFunction(this, 'ViewerHost', {
+      functionName: deployedName(this, 'viewer-host'),
       comment: 'Passes the viewer Host on in x-viewer-host (absolute tracking links)',
       code: FunctionCode.fromFile({ filePath: VIEWER_HOST_FUNCTION_FILE }),
       runtime: FunctionRuntime.JS_2_0,
@@ -102,21 +103,6 @@ export class Edge extends Construct {
       httpVersion: HttpVersion.HTTP2_AND_3,
       errorResponses: [{ httpStatus: 404, ttl: Duration.seconds(NOT_FOUND_CACHE_SECONDS) }],
     });
-    // The delivery itself is made in us-east-1 (AccessLogDelivery in the edge logs stack): the
-    // CloudWatch Logs API takes a CloudFront delivery source only there. Its sources are the only
-    // writers this bucket admits.
-    this.logBucket.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('delivery.logs.amazonaws.com')],
-        actions: ['s3:PutObject'],
-        resources: [this.logBucket.arnForObjects(`AWSLogs/${stack.account}/*`)],
-        conditions: {
-          StringEquals: { 's3:x-amz-acl': 'bucket-owner-full-control', 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'logs', region: EDGE_REGION, resource: 'delivery-source', resourceName: '*' }) },
-        },
-      }),
-    );
-
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason: 'Tenants deliver wherever they operate and recipients open tracking links from anywhere; there is no country list to allow or deny.',
@@ -133,6 +119,29 @@ export class Edge extends Construct {
   }
 
   /**
+   * Admits the one CloudWatch Logs delivery source (in us-east-1, AccessLogDelivery in the edge
+   * logs stack) that sends the distribution's access logs: its only writer. CloudWatch Logs names
+   * a source `arn:<partition>:logs:<region>:<account>:delivery-source:<name>` (a colon, not the
+   * slash of formatArn's default); a condition in another form matches no source, and the
+   * delivery is refused, or works only through a statement CloudWatch Logs appends outside the
+   * template, which the next deploy removes.
+   */
+  admitLogDelivery(sourceName: string): void {
+    const stack = Stack.of(this);
+    this.logBucket.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('delivery.logs.amazonaws.com')],
+        actions: ['s3:PutObject'],
+        resources: [this.logBucket.arnForObjects(`AWSLogs/${stack.account}/*`)],
+        conditions: {
+          StringEquals: { 's3:x-amz-acl': 'bucket-owner-full-control', 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': deliverySourceArn(stack, sourceName) },
+        },
+      }),
+    );
+  }
+
+  /**
    * Extension point for cached areas, for example the public tracking pages `/t/*` and
    * `/v1/track/*`: same API origin, same viewer settings, but a cache policy of the caller's
    * choice. Paths without such a behaviour keep the uncached default.
@@ -141,6 +150,10 @@ export class Edge extends Construct {
     this.distribution.addBehavior(pathPattern, this.apiOrigin, { ...apiBehavior(cachePolicy), ...options });
   }
 }
+
+/** The ARN CloudWatch Logs gives a delivery source of this account in us-east-1 (the only region that takes CloudFront's). */
+export const deliverySourceArn = (stack: Stack, sourceName: string): string =>
+  stack.formatArn({ service: 'logs', region: EDGE_REGION, resource: 'delivery-source', resourceName: sourceName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
 const apiBehavior = (cachePolicy: ICachePolicy): AddBehaviorOptions => ({
   viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,

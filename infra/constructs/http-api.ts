@@ -6,6 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionGroup } from '../../functions/index.ts';
 import type { ApiFunctions } from './api-functions.ts';
+import { deployedName } from '../deployment.ts';
 
 export interface HttpApiProps {
   groups: readonly FunctionGroup[];
@@ -41,7 +42,7 @@ export class ServiceHttpApi extends Construct {
 
     // No CORS preflight. An unknown path goes to the catch-all group's `$default` route, so that
     // its 404 is a problem+json document with a request id like every other error.
-    this.api = new HttpApi(this, 'Api', { apiName: 'delivery-ops', createDefaultStage: false });
+    this.api = new HttpApi(this, 'Api', { apiName: deployedName(this, 'api') ?? 'delivery-ops', createDefaultStage: false });
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.ONE_MONTH,
@@ -74,6 +75,7 @@ export class ServiceHttpApi extends Construct {
     // Routes get no API Gateway authorizer: a JWT authorizer could check the token but not the
     // tenant membership, and the 401/403 bodies must be the service's problem+json documents.
     const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    const routesByKey = new Map<string, HttpRoute>();
     for (const group of props.groups) {
       // One integration per group; each route still gets its own invoke permission.
       const integration = new HttpLambdaIntegration(`${group.name}Integration`, props.functions.functionFor(group.name), {
@@ -86,6 +88,7 @@ export class ServiceHttpApi extends Construct {
           routeKey: HttpRouteKey.with(operation.path, HttpMethod[operation.method]),
           integration,
         });
+        routesByKey.set(`${operation.method} ${operation.path}`, route);
         Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorizationReason(operation.access) });
         if (group.name === 'tracking') {
           routeSettings[`${operation.method} ${operation.path}`] = { ThrottlingRateLimit: TRACKING_ROUTE_THROTTLE.rateLimit, ThrottlingBurstLimit: TRACKING_ROUTE_THROTTLE.burstLimit };
@@ -97,6 +100,14 @@ export class ServiceHttpApi extends Construct {
       }
     }
     (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
+    // API Gateway looks each settings key up among the API's routes when the stage is made
+    // (NotFoundException "Unable to find Route by key ... within the provided RouteSettings"),
+    // and CloudFormation cannot see a key: the stage waits for every route it names.
+    for (const key of Object.keys(routeSettings)) {
+      const route = routesByKey.get(key);
+      if (!route) throw new Error(`the stage's route settings name ${key}, which the API has no route for`);
+      this.stage.node.addDependency(route);
+    }
   }
 
   /** The API's host name without scheme, for the CloudFront origin. */

@@ -1,7 +1,7 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { IDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnPermission, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ServiceFunction } from './service-function.ts';
@@ -58,6 +58,13 @@ export class OriginSecret extends Construct {
     );
     fn.addToRolePolicy(new PolicyStatement({ actions: ['wafv2:GetWebACL'], resources: [webAclArn] }));
     this.secret.addRotationSchedule('Schedule', { rotationLambda: fn, automaticallyAfter: this.rotateEvery, rotateImmediatelyOnUpdate: false });
+    // CDK's invoke permission names Secrets Manager alone: any account's secret could have it
+    // rotate (a confused deputy). Secrets Manager's guide recommends aws:SourceAccount; this
+    // function rotates one secret, so its ARN too.
+    const invokes = fn.node.findAll().filter((c): c is CfnPermission => c instanceof CfnPermission && c.principal === 'secretsmanager.amazonaws.com');
+    if (invokes.length !== 1) throw new Error(`expected one Secrets Manager invoke permission on the rotation function, found ${invokes.length}`);
+    invokes[0]!.sourceAccount = Stack.of(this).account;
+    invokes[0]!.sourceArn = this.secret.secretArn;
     Validations.of(this.rotation.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Besides X-Ray, rotation makes the new value with secretsmanager:GetRandomPassword, which has no resource-level permissions; every other action is on this secret or this distribution only.',

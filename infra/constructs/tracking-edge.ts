@@ -16,6 +16,7 @@ import {
 import { Construct } from 'constructs';
 import { MAX_REFRESH_SECONDS } from '../../functions/tracking/settings.ts';
 import type { Edge } from './edge.ts';
+import { deployedName } from '../deployment.ts';
 
 /**
  * CloudFront behaviours of the two public tracking routes. Answers are cached by path (the
@@ -34,10 +35,11 @@ export class TrackingEdge extends Construct {
     super(scope, id);
     const ttl = { minTtl: Duration.seconds(0), defaultTtl: Duration.seconds(0), maxTtl: Duration.seconds(MAX_REFRESH_SECONDS) };
     const common = { ...ttl, cookieBehavior: CacheCookieBehavior.none(), queryStringBehavior: CacheQueryStringBehavior.none(), enableAcceptEncodingGzip: true, enableAcceptEncodingBrotli: true };
-    this.viewCachePolicy = new CachePolicy(this, 'ViewCache', { ...common, comment: 'GET /v1/track/{token}: by path only', headerBehavior: CacheHeaderBehavior.none() });
-    this.pageCachePolicy = new CachePolicy(this, 'PageCache', { ...common, comment: 'GET /t/{token}: by path and language', headerBehavior: CacheHeaderBehavior.allowList('Accept-Language') });
+    this.viewCachePolicy = new CachePolicy(this, 'ViewCache', { ...common, cachePolicyName: deployedName(this, 'tracking-view'), comment: 'GET /v1/track/{token}: by path only', headerBehavior: CacheHeaderBehavior.none() });
+    this.pageCachePolicy = new CachePolicy(this, 'PageCache', { ...common, cachePolicyName: deployedName(this, 'tracking-page'), comment: 'GET /t/{token}: by path and language', headerBehavior: CacheHeaderBehavior.allowList('Accept-Language') });
     // Nothing from the viewer beyond the cache key: the origin sees its own Host, no cookies.
     this.originRequestPolicy = new OriginRequestPolicy(this, 'Origin', {
+      originRequestPolicyName: deployedName(this, 'tracking-origin'),
       comment: 'Public tracking: nothing but the cache key',
       headerBehavior: OriginRequestHeaderBehavior.none(),
       cookieBehavior: OriginRequestCookieBehavior.none(),
@@ -45,6 +47,7 @@ export class TrackingEdge extends Construct {
     });
     // The origin already sends these; CloudFront enforces them even on its own error answers.
     this.responseHeadersPolicy = new ResponseHeadersPolicy(this, 'Headers', {
+      responseHeadersPolicyName: deployedName(this, 'tracking-headers'),
       comment: 'Public tracking: no referrer, no indexing',
       securityHeadersBehavior: {
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },

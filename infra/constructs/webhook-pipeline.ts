@@ -1,9 +1,9 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Lazy, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { AccountRootPrincipal, PolicyDocument, PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
+import { Key, type IKey } from 'aws-cdk-lib/aws-kms';
 import { CfnFunction, FilterCriteria, FilterRule, StartingPosition, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -35,6 +35,50 @@ export interface WebhookPipelineProps {
 /** How cdk-nag spells a value in a finding id: the value itself, or `<Pseudo::Parameter>` while a token. */
 const nagName = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
 
+/**
+ * What the account may do with the signing-secrets key: administer it, never use it. PutKeyPolicy
+ * keeps the account able to change the policy (KMS refuses a policy that would lock it out);
+ * CreateGrant is left out, since a grant could give Decrypt without this policy.
+ */
+export const KEY_ADMIN_ACTIONS = [
+  'kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:PutKeyPolicy', 'kms:GetKeyRotationStatus', 'kms:EnableKeyRotation', 'kms:DisableKeyRotation', 'kms:ListKeyRotations',
+  'kms:RotateKeyOnDemand', 'kms:ListResourceTags', 'kms:TagResource', 'kms:UntagResource', 'kms:ListGrants', 'kms:RevokeGrant', 'kms:EnableKey', 'kms:DisableKey',
+  'kms:UpdateKeyDescription', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
+];
+
+/** Per key, per use action, the roles that may use it (filled by allowKeyUse; read when the template is made). */
+const keyUsers = new WeakMap<IKey, Map<string, IRole[]>>();
+
+/**
+ * Gives one role one use of the key. The role's own statement holds the use and its context
+ * conditions; the key policy, which trusts no IAM policy for use (KEY_ADMIN_ACTIONS), delegates
+ * each use action to the account's IAM only for the roles given it (`aws:PrincipalArn`). Both must
+ * allow: another role's IAM policy cannot decrypt, and the role's grant stays the one that decides
+ * (so the IAM check still sees which grant a call needs).
+ */
+export const allowKeyUse = (key: IKey, role: IRole, statement: PolicyStatement): void => {
+  role.addToPrincipalPolicy(statement);
+  let users = keyUsers.get(key);
+  if (!users) keyUsers.set(key, (users = new Map()));
+  for (const action of [(statement.toStatementJson() as { Action: string | string[] }).Action].flat()) {
+    let roles = users.get(action);
+    if (!roles) {
+      const list = (roles = [] as IRole[]);
+      users.set(action, list);
+      key.addToResourcePolicy(
+        new PolicyStatement({
+          sid: `Use${action.replace('kms:', '')}`,
+          principals: [new AccountRootPrincipal()],
+          actions: [action],
+          resources: ['*'],
+          conditions: { ArnEquals: { 'aws:PrincipalArn': Lazy.list({ produce: () => list.map((r) => r.roleArn) }) } },
+        }),
+      );
+    }
+    if (!roles.includes(role)) roles.push(role);
+  }
+};
+
 /** The context `functions/webhooks/endpoint-record.ts` seals each signing secret's data key under. */
 const SECRET_SEAL_CONTEXT_KEYS = ['tenantId', 'endpointId', 'secretId'];
 
@@ -64,6 +108,10 @@ export class WebhookPipeline extends Construct {
     this.key = new Key(this, 'SecretsKey', {
       description: 'Wraps the data keys of webhook signing secrets (envelope encryption)',
       enableKeyRotation: true,
+      // Not CDK's default (the account's root may do kms:*, so any IAM policy in the account
+      // could decrypt): the account administers the key, and may always change this policy (no
+      // lockout), but only the roles given below use it (allowKeyUse).
+      policy: new PolicyDocument({ statements: [new PolicyStatement({ sid: 'AccountAdministersTheKey', principals: [new AccountRootPrincipal()], actions: KEY_ADMIN_ACTIONS, resources: ['*'] })] }),
       // Without the key every stored signing secret is unreadable; a stack delete must not take it.
       // A failed first create has sealed nothing yet, so its rollback removes the key.
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
@@ -137,7 +185,7 @@ export class WebhookPipeline extends Construct {
     if (props.reserveConcurrency) (this.worker.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = concurrency;
     data.grantAccess(this.worker.function, webhookWorker.table);
     this.allowSend(this.worker, transport.queue);
-    this.worker.role.addToPrincipalPolicy(this.keyUse(['kms:Decrypt'], SECRET_SEAL_CONTEXT_KEYS));
+    allowKeyUse(this.key, this.worker.role, this.keyUse(['kms:Decrypt'], SECRET_SEAL_CONTEXT_KEYS));
     this.worker.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['scheduler:CreateSchedule'],
@@ -196,11 +244,11 @@ export class WebhookPipeline extends Construct {
     if (props.apiFunction) {
       for (const [name, value] of Object.entries(this.portsEnvironment(transport))) props.apiFunction.function.addEnvironment(name, value);
       // New signing secrets are sealed; opening them is the worker's alone.
-      props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey'], SECRET_SEAL_CONTEXT_KEYS));
+      allowKeyUse(this.key, props.apiFunction.role, this.keyUse(['kms:GenerateDataKey'], SECRET_SEAL_CONTEXT_KEYS));
       // The idempotency record of an answer that reveals a secret is sealed too, and a replay
       // opens it: only under the function's own operations, never another function's replays.
       const replays = sealedReplayOperations(props.apiFunction.name);
-      if (replays.length > 0) props.apiFunction.role.addToPrincipalPolicy(this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS], replays));
+      if (replays.length > 0) allowKeyUse(this.key, props.apiFunction.role, this.keyUse(['kms:GenerateDataKey', 'kms:Decrypt'], [...RESPONSE_SEAL_CONTEXT_KEYS], replays));
     }
 
     // The worker re-queues with delays up to the SQS maximum; if SQS counts that wait in the

@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEPLOY_SETTINGS_FILE, readDeploySettings, writeDeploySettings } from './settings.ts';
 import { EDGE_REGION } from '../constructs/web-acl.ts';
-import { STACKS, afterDeployChecks, parseDeployArgs, planDeploy, resolveRegion, type AccountSettings } from './plan.ts';
+import { stackNames } from '../deployment.ts';
+import { executionPolicyArn } from './execution-policy.ts';
+import { afterDeployChecks, parseDeployArgs, planDeploy, resolveRegion, type AccountSettings } from './plan.ts';
 
 // `npm run deploy [-- --first ...]`: gathers the facts with the AWS CLI, lets planDeploy decide
 // (infra/deploy/plan.ts), keeps the settings in deploy.settings.json, then runs the commands,
@@ -17,7 +19,7 @@ const aws = (args: string[]): string | undefined => {
     return execFileSync('aws', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '');
-    if (/does not exist/.test(stderr)) return undefined;
+    if (/does not exist|NoSuchEntity/.test(stderr)) return undefined;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') fail('The AWS CLI (aws) is not installed: https://docs.aws.amazon.com/cli/');
     if (args[0] === 'configure') return undefined;
     fail(`aws ${args.join(' ')} failed:\n${stderr.trim()}`);
@@ -36,7 +38,8 @@ const args = (() => {
     fail((error as Error).message);
   }
 })();
-const settings = readDeploySettings();
+const settings = readDeploySettings(args.deployment);
+const STACKS = stackNames(args.deployment);
 const region = resolveRegion(args, settings, aws(['configure', 'get', 'region']));
 if (!region) fail('No region: --region <region> (sa-east-1 is the nearest to Chile), or one in the AWS profile.');
 
@@ -49,18 +52,20 @@ const stackStatus = Object.fromEntries(
   }),
 );
 
-const plan = planDeploy({ args, settings, account, region, accountSettings, stackStatus });
+const executionPolicyExists = aws(['iam', 'get-policy', '--policy-arn', executionPolicyArn(account), '--query', 'Policy.Arn', '--output', 'text']) !== undefined;
+const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+const plan = planDeploy({ args, settings, account, region, accountSettings, stackStatus, interactive, executionPolicyExists });
 if (plan.refusals.length > 0) fail(`Not deploying:\n${plan.refusals.map((r) => `- ${r}`).join('\n')}`);
 if (!('settings' in plan)) fail('no plan');
 
 for (const note of plan.notes) console.log(`Note: ${note}`);
 for (const step of plan.steps) console.log(`# ${step.why}\n${step.command.join(' ')}`);
 if (args.dryRun) {
-  console.log(`\n# dry run: deploy.settings.json would be\n${JSON.stringify(plan.settings, null, 2)}`);
+  console.log(`\n# dry run: deploy.settings.json's ${args.deployment} entry would be\n${JSON.stringify(plan.settings, null, 2)}`);
   process.exit(0);
 }
-writeDeploySettings(plan.settings);
-console.log(`\nSettings kept in ${DEPLOY_SETTINGS_FILE} (commit it: the next \`npm run deploy\` repeats them).`);
+writeDeploySettings(args.deployment, plan.settings);
+console.log(`\nSettings of ${args.deployment} kept in ${DEPLOY_SETTINGS_FILE} (commit it: the next \`npm run deploy\` repeats them).`);
 for (const step of plan.steps) {
   console.log(`\n# ${step.why}`);
   const run = spawnSync(step.command[0]!, step.command.slice(1), { cwd: root, stdio: 'inherit' });
@@ -69,4 +74,4 @@ for (const step of plan.steps) {
 for (const note of plan.notes) console.log(`\nNote: ${note}`);
 const outputsFile = `${root}cdk.out/deploy-outputs.json`;
 const outputs = existsSync(outputsFile) ? ((JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>)[STACKS.app] ?? {}) : {};
-console.log(`\nAfter ${args.first ? 'the first deploy' : 'this deploy'} (docs/cloud-stack.md, After a deploy):\n${afterDeployChecks(region, args.first, outputs).join('\n')}`);
+console.log(`\nAfter ${args.first ? 'the first deploy' : 'this deploy'} (docs/cloud-stack.md, After a deploy):\n${afterDeployChecks(region, args.first, outputs, STACKS).join('\n')}`);

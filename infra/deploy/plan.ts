@@ -1,6 +1,9 @@
 import type { DeploySettings } from './settings.ts';
+import { API_SHARE, NEW_TABLE_STREAM_SHARDS, USUAL_QUOTA, capacityPlan } from '../capacity.ts';
 import { EDGE_REGION } from '../constructs/web-acl.ts';
+import { DEFAULT_DEPLOYMENT, DeploymentNameError, checkDeploymentName, stackNames, type StackNames } from '../deployment.ts';
 import { PLACEHOLDER_OIDC_AUDIENCE, PLACEHOLDER_OIDC_ISSUER, concurrencyReservations, reservationsFit } from '../stack.ts';
+import { EXECUTION_POLICY_FILE, EXECUTION_POLICY_NAME, executionPolicyArn } from './execution-policy.ts';
 
 /** An account past every worker's ceiling: the reservations at their full size. */
 const FULL_SIZE_ACCOUNT = 1_000_000;
@@ -11,9 +14,14 @@ const FULL_SIZE_ACCOUNT = 1_000_000;
  * to keep and the commands to run, or into refusals. Pure, so test/infra/deploy-plan.test.ts checks it offline.
  */
 
-export const STACKS = { acl: 'DeliveryOpsEdge', app: 'DeliveryOps', logs: 'DeliveryOpsEdgeLogs' } as const;
+/** prod's stacks; another deployment's are stackNames(deployment). */
+export const STACKS: StackNames = stackNames(DEFAULT_DEPLOYMENT);
 
 export interface DeployArgs {
+  /** --deployment NAME or -c deployment=NAME (decisions 20): which entry of the settings file, which stacks. */
+  deployment: string;
+  /** --yes: deploy without cdk's approval prompts (`--require-approval never`), for CI. */
+  yes: boolean;
   first: boolean;
   dryRun: boolean;
   region?: string;
@@ -29,8 +37,12 @@ export interface AccountSettings {
 
 export interface DeployFacts {
   args: DeployArgs;
-  /** deploy.settings.json, if there is one. */
+  /** The deployment's entry of deploy.settings.json, if it has one. */
   settings?: DeploySettings;
+  /** Whether a person is at a terminal to answer cdk's approval prompts. @default true */
+  interactive?: boolean;
+  /** Whether the shipped CloudFormation execution policy exists in the account. @default false */
+  executionPolicyExists?: boolean;
   account: string;
   region: string;
   accountSettings: AccountSettings;
@@ -53,7 +65,7 @@ export class DeployArgsError extends Error {
 }
 
 export function parseDeployArgs(argv: readonly string[]): DeployArgs {
-  const args: DeployArgs = { first: false, dryRun: false, set: {}, noAlarmEmail: false };
+  const args: DeployArgs = { deployment: DEFAULT_DEPLOYMENT, yes: false, first: false, dryRun: false, set: {}, noAlarmEmail: false };
   const named: Record<string, string> = { '--issuer': 'oidcIssuer', '--audience': 'oidcAudience', '--alarm-email': 'alarmEmail' };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -63,6 +75,8 @@ export function parseDeployArgs(argv: readonly string[]): DeployArgs {
       return next;
     };
     if (flag === '--first') args.first = true;
+    else if (flag === '--yes') args.yes = true;
+    else if (flag === '--deployment') args.deployment = value();
     else if (flag === '--dry-run') args.dryRun = true;
     else if (flag === '--no-alarm-email') args.noAlarmEmail = true;
     else if (flag === '--region') args.region = value();
@@ -71,8 +85,15 @@ export function parseDeployArgs(argv: readonly string[]): DeployArgs {
       const pair = value();
       const at = pair.indexOf('=');
       if (at < 1) throw new DeployArgsError(`-c takes key=value, not ${pair}`);
-      args.set[pair.slice(0, at)] = pair.slice(at + 1);
-    } else throw new DeployArgsError(`unknown flag ${flag} (flags: --first, --region, --issuer, --audience, --alarm-email, --no-alarm-email, -c key=value, --dry-run)`);
+      if (pair.slice(0, at) === 'deployment') args.deployment = pair.slice(at + 1);
+      else args.set[pair.slice(0, at)] = pair.slice(at + 1);
+    } else throw new DeployArgsError(`unknown flag ${flag} (flags: --first, --deployment, --region, --issuer, --audience, --alarm-email, --no-alarm-email, -c key=value, --yes, --dry-run)`);
+  }
+  try {
+    checkDeploymentName(args.deployment);
+  } catch (error) {
+    if (error instanceof DeploymentNameError) throw new DeployArgsError(error.message);
+    throw error;
   }
   return args;
 }
@@ -86,10 +107,22 @@ const exists = (status: string | undefined): status is string => status !== unde
 
 export function planDeploy(facts: DeployFacts): Plan {
   const { args, account, region } = facts;
+  const { deployment } = args;
+  const STACKS = stackNames(deployment);
+  const context = ['-c', `deployment=${deployment}`];
+  const approval = args.yes ? ['--require-approval', 'never'] : [];
   const refusals: string[] = [];
   const notes: string[] = [];
   if (!facts.settings && !args.first) {
-    return { refusals: ['No deploy.settings.json: the first deploy is `npm run deploy -- --first --region <region> --issuer <url> --audience <aud> --alarm-email <address>`.'] };
+    return { refusals: [`No entry for deployment ${deployment} in deploy.settings.json: its first deploy is \`npm run deploy -- --first --deployment ${deployment} --region <region> --issuer <url> --audience <aud> --alarm-email <address>\`.`] };
+  }
+  // A deployment lives in one region: moving it would leave its stacks where they are and write another region over its settings.
+  const kept = facts.settings?.region === undefined ? undefined : String(facts.settings.region);
+  if (kept !== undefined && kept !== region) {
+    refusals.push(`Deployment ${deployment} is in ${kept}, not ${region}: a deployment lives in one region. For another region, name another deployment (--deployment <name>).`);
+  }
+  if (facts.interactive === false && !args.yes) {
+    refusals.push('No terminal for cdk\'s approval prompts (the IAM and security changes): --yes deploys without them (`--require-approval never`), for CI.');
   }
   for (const key of SCRIPT_KEYS) if (key in args.set) refusals.push(`${key} is not a setting: the first deploy turns deletion protection off, then on, by itself.`);
 
@@ -141,6 +174,18 @@ export function planDeploy(facts: DeployFacts): Plan {
   const own = exists(app) && app !== 'ROLLBACK_COMPLETE' && Number.isInteger(previous) && reservationsFit(previous, reservations) ? reservations : 0;
   settings.accountConcurrency = Math.min(quota!, unreserved! + own);
   if (settings.accountConcurrency < quota!) notes.push(`Lambda concurrency: quota ${quota}, of which ${quota! - settings.accountConcurrency} reserved by other functions; the stack counts on ${settings.accountConcurrency}.`);
+  // The API keeps its share of what the background can take at once (infra/capacity.ts, docs/capacity.md).
+  const shards = settings.tableStreamShards === undefined ? NEW_TABLE_STREAM_SHARDS : Number(settings.tableStreamShards);
+  const capacity = capacityPlan(settings.accountConcurrency, shards);
+  if (!capacity.fits) {
+    return {
+      refusals: [
+        `Lambda concurrency ${capacity.accountConcurrency} in ${region}: the background may hold ${capacity.backgroundTotal} executions at once` +
+          ` (${capacity.background.map((b) => `${b.name} ${b.executions}`).join(', ')}), leaving the API ${Math.max(0, capacity.api)}, under its ${API_SHARE * 100}% (${capacity.apiFloor}).` +
+          ` Ask for at least ${capacity.quotaNeeded} (Service Quotas, AWS Lambda, "Concurrent executions", ${region}; ${USUAL_QUOTA} is AWS's usual figure), then deploy again.`,
+      ],
+    };
+  }
   if (!reservationsFit(settings.accountConcurrency, reservations)) {
     notes.push(
       `Lambda concurrency ${settings.accountConcurrency} in ${region}: below the ${reservations + 100} the reservations need, so none is made (the queues still bound the workers).` +
@@ -161,15 +206,32 @@ export function planDeploy(facts: DeployFacts): Plan {
       }
     }
     const environments = [...new Set([region, EDGE_REGION])].map((r) => `aws://${account}/${r}`);
-    steps.push({ why: `bootstrap ${environments.length === 1 ? region : `${region} and ${EDGE_REGION}`} (idempotent)`, command: ['npx', 'cdk', 'bootstrap', ...environments] });
+    if (!facts.executionPolicyExists) {
+      steps.push({
+        why: `create the CloudFormation execution policy the project ships (${EXECUTION_POLICY_FILE}), IAM being global`,
+        command: ['aws', 'iam', 'create-policy', '--policy-name', EXECUTION_POLICY_NAME, '--policy-document', `file://${EXECUTION_POLICY_FILE}`],
+      });
+    }
+    steps.push({
+      why: `bootstrap ${environments.length === 1 ? region : `${region} and ${EDGE_REGION}`} with that policy instead of AdministratorAccess (idempotent)`,
+      command: ['npx', 'cdk', 'bootstrap', '--cloudformation-execution-policies', executionPolicyArn(account), ...environments],
+    });
     steps.push({
       why: 'create the stacks with the table unprotected, so a failed create removes it',
-      command: ['npx', 'cdk', 'deploy', '--all', '-c', 'tableDeletionProtection=false'],
+      command: ['npx', 'cdk', 'deploy', '--all', ...context, '-c', 'tableDeletionProtection=false', ...approval],
     });
-    steps.push({ why: 'turn the table\'s deletion protection on (an in-place update)', command: ['npx', 'cdk', 'deploy', '--all', '--outputs-file', 'cdk.out/deploy-outputs.json'] });
+    steps.push({ why: 'turn the table\'s deletion protection on (an in-place update)', command: ['npx', 'cdk', 'deploy', '--all', ...context, ...approval, '--outputs-file', 'cdk.out/deploy-outputs.json'] });
     if (email !== undefined) notes.push(`Confirm the subscription in the e-mail SNS sent to ${email}: until then no alarm reaches anyone.`);
   } else {
-    steps.push({ why: `deploy with deploy.settings.json (${region})`, command: ['npx', 'cdk', 'deploy', '--all', '--outputs-file', 'cdk.out/deploy-outputs.json'] });
+    // A first deploy that stopped at an edge stack (most likely the log delivery, created last)
+    // left it in ROLLBACK_COMPLETE, and the API up with its table unprotected: this deploy
+    // deletes the edge stack, protects the table and creates the edge stack again.
+    for (const name of [STACKS.acl, STACKS.logs]) {
+      if (facts.stackStatus[name] !== 'ROLLBACK_COMPLETE') continue;
+      steps.push({ why: `${name} is what a failed create left (ROLLBACK_COMPLETE)`, command: ['aws', 'cloudformation', 'delete-stack', '--stack-name', name, '--region', EDGE_REGION] });
+      steps.push({ why: `wait for ${name} to go`, command: ['aws', 'cloudformation', 'wait', 'stack-delete-complete', '--stack-name', name, '--region', EDGE_REGION] });
+    }
+    steps.push({ why: `deploy ${deployment} with its entry of deploy.settings.json (${region})`, command: ['npx', 'cdk', 'deploy', '--all', ...context, ...approval, '--outputs-file', 'cdk.out/deploy-outputs.json'] });
   }
   return { refusals: [], settings, steps, notes };
 }
@@ -180,7 +242,7 @@ export function planDeploy(facts: DeployFacts): Plan {
  * origin secret's forced rotation (it replaces the value resolved at create time) and the forced
  * alarm (the e-mail subscription, confirmed once, is what it proves).
  */
-export function afterDeployChecks(region: string, first: boolean, outputs: Record<string, string> = {}): string[] {
+export function afterDeployChecks(region: string, first: boolean, outputs: Record<string, string> = {}, STACKS: StackNames = stackNames()): string[] {
   const secret = outputs.OriginSecretArn ?? '<OriginSecretArn output>';
   const url = outputs.Url ?? '<Url output>';
   const alarms = `aws cloudwatch describe-alarms --alarm-name-prefix ${STACKS.app}- --region ${region}`;

@@ -65,7 +65,9 @@ const resourcePolicyOf = (template: Template, names: TemplateNames, arn: string)
 const mentions = (fn: DeployedFunction, key: string): boolean => fn.policies.some((p) => JSON.stringify(p.policy).includes(key));
 
 const simulate = async (template: Template, names: TemplateNames, fn: DeployedFunction, call: ResolvedCall): Promise<string | undefined> => {
-  const context: Record<string, string | string[]> = { 'aws:SecureTransport': 'true' };
+  // aws:PrincipalArn is on every request AWS authorizes (a role session's is its role's ARN); the
+  // simulator does not derive it, and the signing-secrets key policy names its users by it.
+  const context: Record<string, string | string[]> = { 'aws:SecureTransport': 'true', 'aws:PrincipalArn': fn.roleArn };
   for (const [key, value] of Object.entries(call.context)) {
     // Leading keys are sent only where a policy looks at them: they carry item keys, which would make every call distinct.
     if (key === 'dynamodb:LeadingKeys' && !mentions(fn, key)) continue;

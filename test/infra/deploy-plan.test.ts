@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { STACKS, afterDeployChecks, parseDeployArgs, planDeploy, resolveRegion, type DeployFacts } from '../../infra/deploy/plan.ts';
-import type { DeploySettings } from '../../infra/deploy/settings.ts';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readDeploySettings, readDeployments, writeDeploySettings, type DeploySettings } from '../../infra/deploy/settings.ts';
 import { PLACEHOLDER_OIDC_ISSUER } from '../../infra/stack.ts';
 
 /**
@@ -8,11 +11,13 @@ import { PLACEHOLDER_OIDC_ISSUER } from '../../infra/stack.ts';
  * states and deploy.settings.json in, the settings to keep and the commands (or refusals) out.
  */
 const newAccount = { AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 } };
+const hundred = { AccountLimit: { ConcurrentExecutions: 100, UnreservedConcurrentExecutions: 100 } };
 const raised = { AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 1000 } };
+const policy = 'arn:aws:iam::123456789012:policy/DeliveryOpsCloudFormationExecution';
 const firstFlags = ['--first', '--region', 'sa-east-1', '--issuer', 'https://login.example.cl/', '--audience', 'delivery-ops', '--alarm-email', 'ops@example.cl'];
 
 const plan = (argv: string[], facts: Partial<DeployFacts> = {}) =>
-  planDeploy({ args: parseDeployArgs(argv), account: '123456789012', region: 'sa-east-1', accountSettings: newAccount, stackStatus: {}, ...facts });
+  planDeploy({ args: parseDeployArgs(argv), account: '123456789012', region: 'sa-east-1', accountSettings: raised, stackStatus: {}, ...facts });
 const commands = (p: ReturnType<typeof plan>) => ('steps' in p ? p.steps.map((s) => s.command.join(' ')) : []);
 const settingsOf = (p: ReturnType<typeof plan>): DeploySettings => {
   expect(p.refusals).toEqual([]);
@@ -20,23 +25,42 @@ const settingsOf = (p: ReturnType<typeof plan>): DeploySettings => {
 };
 
 describe('the first deploy', () => {
-  it('bootstraps both regions, creates with the table unprotected, then protects it', () => {
+  it('creates the shipped execution policy, bootstraps both regions with it, creates with the table unprotected, then protects it', () => {
     const p = plan(firstFlags);
     expect(commands(p)).toEqual([
-      'npx cdk bootstrap aws://123456789012/sa-east-1 aws://123456789012/us-east-1',
-      'npx cdk deploy --all -c tableDeletionProtection=false',
-      'npx cdk deploy --all --outputs-file cdk.out/deploy-outputs.json',
+      'aws iam create-policy --policy-name DeliveryOpsCloudFormationExecution --policy-document file://infra/deploy/cloudformation-execution-policy.json',
+      `npx cdk bootstrap --cloudformation-execution-policies ${policy} aws://123456789012/sa-east-1 aws://123456789012/us-east-1`,
+      'npx cdk deploy --all -c deployment=prod -c tableDeletionProtection=false',
+      'npx cdk deploy --all -c deployment=prod --outputs-file cdk.out/deploy-outputs.json',
     ]);
-    expect(settingsOf(p)).toEqual({ region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'delivery-ops', alarmEmail: 'ops@example.cl', accountConcurrency: 10 });
+    expect(settingsOf(p)).toEqual({ region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'delivery-ops', alarmEmail: 'ops@example.cl', accountConcurrency: 1000 });
   });
 
-  it('bootstraps one environment when the API is in us-east-1 too', () => {
-    expect(commands(plan(firstFlags, { region: 'us-east-1' }))[0]).toBe('npx cdk bootstrap aws://123456789012/us-east-1');
+  it('bootstraps one environment when the API is in us-east-1 too, and does not create the policy twice', () => {
+    expect(commands(plan(firstFlags, { region: 'us-east-1', executionPolicyExists: true }))[0]).toBe(`npx cdk bootstrap --cloudformation-execution-policies ${policy} aws://123456789012/us-east-1`);
+  });
+
+  it('skips cdk’s approval prompts only when told --yes, and refuses without a terminal to answer them', () => {
+    const ci = commands(plan([...firstFlags, '--yes'], { interactive: false }));
+    expect(ci.filter((c) => c.startsWith('npx cdk deploy'))).toEqual([
+      'npx cdk deploy --all -c deployment=prod -c tableDeletionProtection=false --require-approval never',
+      'npx cdk deploy --all -c deployment=prod --require-approval never --outputs-file cdk.out/deploy-outputs.json',
+    ]);
+    expect(commands(plan(firstFlags)).join('\n')).not.toContain('--require-approval');
+    expect(plan(firstFlags, { interactive: false }).refusals).toEqual([expect.stringMatching(/No terminal.*--yes/)]);
+  });
+
+  it('refuses a 10-execution account, naming the quota to ask for, since the background alone could take it all', () => {
+    const p = plan(firstFlags, { accountSettings: newAccount });
+    expect(p.refusals).toEqual([expect.stringMatching(/Lambda concurrency 10 in sa-east-1: the background may hold 19 executions at once .*Ask for at least 54 \(Service Quotas, AWS Lambda, "Concurrent executions", sa-east-1/)]);
+    expect(commands(p)).toEqual([]);
+    // A grown table's stream has more shards: each stream consumer takes one more execution per shard.
+    expect(plan([...firstFlags, '-c', 'tableStreamShards=8'], { accountSettings: newAccount }).refusals[0]).toMatch(/background may hold 27 .*at least 88/);
   });
 
   it('writes the real quota, less what other functions reserve, and says when reservations must wait', () => {
-    const small = plan(firstFlags);
-    expect(settingsOf(small).accountConcurrency).toBe(10);
+    const small = plan(firstFlags, { accountSettings: hundred });
+    expect(settingsOf(small).accountConcurrency).toBe(100);
     expect('notes' in small && small.notes.join('\n')).toMatch(/below the 177 the reservations need, so none is made/);
     const granted = plan(firstFlags, { accountSettings: raised });
     expect(settingsOf(granted).accountConcurrency).toBe(1000);
@@ -66,7 +90,7 @@ describe('the first deploy', () => {
     expect(commands(p).slice(0, 3)).toEqual([
       'aws cloudformation delete-stack --stack-name DeliveryOps --region sa-east-1',
       'aws cloudformation wait stack-delete-complete --stack-name DeliveryOps --region sa-east-1',
-      'npx cdk bootstrap aws://123456789012/sa-east-1 aws://123456789012/us-east-1',
+      expect.stringMatching(/^aws iam create-policy /),
     ]);
   });
 
@@ -82,12 +106,12 @@ describe('the first deploy', () => {
 });
 
 describe('a later deploy', () => {
-  const kept: DeploySettings = { region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'delivery-ops', alarmEmail: 'ops@example.cl', accountConcurrency: 10, rateLimitPerIp: 300 };
+  const kept: DeploySettings = { region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'delivery-ops', alarmEmail: 'ops@example.cl', accountConcurrency: 1000, rateLimitPerIp: 300 };
   const deployed = { [STACKS.app]: 'CREATE_COMPLETE' };
 
   it('repeats every kept setting with no flag, in one deploy with protection on', () => {
     const p = plan([], { settings: kept, stackStatus: deployed });
-    expect(commands(p)).toEqual(['npx cdk deploy --all --outputs-file cdk.out/deploy-outputs.json']);
+    expect(commands(p)).toEqual(['npx cdk deploy --all -c deployment=prod --outputs-file cdk.out/deploy-outputs.json']);
     expect(settingsOf(p)).toEqual(kept);
   });
 
@@ -97,15 +121,74 @@ describe('a later deploy', () => {
   });
 
   it('reads the raised quota, and counts its own reservations as its own', () => {
-    expect(settingsOf(plan([], { settings: kept, stackStatus: deployed, accountSettings: raised })).accountConcurrency).toBe(1000);
+    expect(settingsOf(plan([], { settings: { ...kept, accountConcurrency: 100 }, stackStatus: deployed, accountSettings: raised })).accountConcurrency).toBe(1000);
     // Deployed with 1000: its 77 reserved are not another application's.
     const withReservations = { AccountLimit: { ConcurrentExecutions: 1000, UnreservedConcurrentExecutions: 923 } };
     expect(settingsOf(plan([], { settings: { ...kept, accountConcurrency: 1000 }, stackStatus: deployed, accountSettings: withReservations })).accountConcurrency).toBe(1000);
   });
 
+  it('after a first deploy that stopped at the log delivery: deletes that stack, then deploys with the table protected', () => {
+    const p = plan([], { settings: kept, stackStatus: { ...deployed, [STACKS.acl]: 'CREATE_COMPLETE', [STACKS.logs]: 'ROLLBACK_COMPLETE' } });
+    expect(commands(p)).toEqual([
+      'aws cloudformation delete-stack --stack-name DeliveryOpsEdgeLogs --region us-east-1',
+      'aws cloudformation wait stack-delete-complete --stack-name DeliveryOpsEdgeLogs --region us-east-1',
+      'npx cdk deploy --all -c deployment=prod --outputs-file cdk.out/deploy-outputs.json',
+    ]);
+  });
+
   it('refuses without a settings file, or where nothing is deployed yet', () => {
-    expect(plan([], { stackStatus: deployed }).refusals).toEqual([expect.stringMatching(/No deploy.settings.json.*--first/)]);
+    expect(plan([], { stackStatus: deployed }).refusals).toEqual([expect.stringMatching(/No entry for deployment prod in deploy.settings.json.*--first --deployment prod/)]);
     expect(plan([], { settings: kept }).refusals).toEqual([expect.stringMatching(/not deployed in sa-east-1.*--first/)]);
+  });
+});
+
+describe('several deployments (decisions 20)', () => {
+  const staging = ['--deployment', 'staging', ...firstFlags];
+
+  it('deploys another deployment’s stacks, with its name, beside prod', () => {
+    const p = plan(staging, { stackStatus: { [STACKS.app]: 'UPDATE_COMPLETE' } });
+    expect(commands(p).filter((c) => c.startsWith('npx cdk deploy'))).toEqual([
+      'npx cdk deploy --all -c deployment=staging -c tableDeletionProtection=false',
+      'npx cdk deploy --all -c deployment=staging --outputs-file cdk.out/deploy-outputs.json',
+    ]);
+    // -c deployment=NAME says the same; it is a choice of entry, not a setting to keep.
+    expect(settingsOf(plan(['-c', 'deployment=staging', ...firstFlags]))).not.toHaveProperty('deployment');
+  });
+
+  it('checks its own stacks: a failed staging create is deleted under its own name', () => {
+    const p = plan(staging, { stackStatus: { 'DeliveryOps-staging': 'ROLLBACK_COMPLETE' } });
+    expect(commands(p)[0]).toBe('aws cloudformation delete-stack --stack-name DeliveryOps-staging --region sa-east-1');
+  });
+
+  it('refuses to move a deployment to another region, before writing anything', () => {
+    const p = plan(['--region', 'us-east-2'], { region: 'us-east-2', settings: { region: 'sa-east-1', oidcIssuer: 'https://login.example.cl/', oidcAudience: 'a', alarmEmail: 'ops@example.cl' }, stackStatus: { [STACKS.app]: 'CREATE_COMPLETE' } });
+    expect(p.refusals).toContainEqual(expect.stringMatching(/Deployment prod is in sa-east-1, not us-east-2.*--deployment/));
+  });
+
+  it('refuses a deployment name outside 1-20 of a-z, 0-9 and -', () => {
+    for (const name of ['Staging', 'x'.repeat(21), 'a_b']) expect(() => parseDeployArgs(['--deployment', name]), name).toThrow(/1-20 of a-z/);
+  });
+});
+
+describe('deploy.settings.json', () => {
+  it('keeps one entry per deployment: writing one keeps the others', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'delivery-ops-settings-'));
+    try {
+      const file = join(dir, 'deploy.settings.json');
+      writeDeploySettings('prod', { region: 'sa-east-1', alarmEmail: 'ops@example.cl' }, file);
+      writeDeploySettings('staging', { region: 'us-east-1', alarmEmail: 'qa@example.cl' }, file);
+      writeDeploySettings('prod', { region: 'sa-east-1', alarmEmail: 'noc@example.cl' }, file);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ prod: { alarmEmail: 'noc@example.cl', region: 'sa-east-1' }, staging: { alarmEmail: 'qa@example.cl', region: 'us-east-1' } });
+      expect(readDeploySettings('staging', file)).toEqual({ alarmEmail: 'qa@example.cl', region: 'us-east-1' });
+      expect(readDeploySettings('dev', file)).toBeUndefined();
+      // The older form, one object of settings, is prod's entry.
+      writeFileSync(file, JSON.stringify({ region: 'sa-east-1', accountConcurrency: 1000 }));
+      expect(readDeployments(file)).toEqual({ prod: { region: 'sa-east-1', accountConcurrency: 1000 } });
+      writeFileSync(file, JSON.stringify({ Prod: { region: 'sa-east-1' } }));
+      expect(() => readDeployments(file)).toThrow(/1-20 of a-z/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

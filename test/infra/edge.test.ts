@@ -10,6 +10,7 @@ import { TRACKING_ROUTE_THROTTLE } from '../../infra/constructs/http-api.ts';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
 import { sharedSynth, type Resource, type Synthesized } from './synth.ts';
+import { ACCOUNT, TemplateNames } from '../iam/template-names.ts';
 
 let synth: Synthesized;
 beforeAll(async () => {
@@ -159,8 +160,12 @@ describe('tracking tokens and errors at the edge', () => {
     const [, bucketPolicy] = synth.resources('AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties.Bucket).includes(logicalId(synth.stack.edge.logBucket)))!;
     const statement = (bucketPolicy.Properties.PolicyDocument.Statement as Record<string, any>[]).find((s) => s.Principal?.Service === 'delivery.logs.amazonaws.com');
     expect(statement).toMatchObject({ Effect: 'Allow', Action: 's3:PutObject', Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } });
-    // The sources are in us-east-1 whatever the bucket's region.
-    expect(JSON.stringify(statement!.Condition.ArnLike['aws:SourceArn'])).toContain(':logs:us-east-1:');
+    // Exactly the one source of the edge logs stack, in us-east-1 whatever the bucket's region, in
+    // CloudWatch Logs' form `delivery-source:NAME` (its name joins a prefix and the distribution id).
+    const names = new TemplateNames(synth.template.toJSON() as never);
+    const distributionId = names.ref(logicalId(synth.stack.edge.distribution));
+    const sourceName = (source.Properties.Name['Fn::Join'] as [string, [string, unknown]])[1][0];
+    expect(names.resolve(statement!.Condition.ArnLike['aws:SourceArn'])).toBe(`arn:aws:logs:us-east-1:${ACCOUNT}:delivery-source:${sourceName}-${distributionId}`);
   });
 
   it('answers WAF’s 429 outside the tracking page as a problem document naming CloudFront’s request id header', () => {
@@ -196,7 +201,8 @@ describe('settings of the edge', () => {
     for (const [id, fn] of Object.entries(resources).filter(([, r]) => r.Properties?.Environment?.Variables?.OIDC_ISSUER)) {
       expect(fn.Properties.ReservedConcurrentExecutions, id).toBe(id === tracking ? 7 : undefined);
     }
-  });
+    // A synth in the test: seconds of CPU, more on a busy machine.
+  }, 180_000);
 
   it('refuses a cap that is not a positive integer', () => {
     for (const value of ['0', '-1', '2.5', 'many']) expect(() => quickStack({ trackingConcurrency: value }), value).toThrow(/trackingConcurrency/);

@@ -6,6 +6,7 @@ import { MAX_TIME_LIMIT_SECONDS } from '../../functions/routing/preview-schemas.
 import { leaseMarginSeconds } from '../../functions/routing/previews/lifecycle.ts';
 import type { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
+import { readsMetric } from './alarm-metrics.ts';
 
 let synth: Synthesized;
 beforeAll(async () => {
@@ -54,7 +55,7 @@ describe('the preview queue', () => {
     ]);
     for (const fn of [previews().worker, previews().sweeper]) {
       for (const metric of ['Errors', 'Throttles']) {
-        expect(alarms.filter((a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(`"${logicalId(fn.function)}"`)), `${fn.name} ${metric}`).toHaveLength(1);
+        expect(alarms.filter((a) => readsMetric(a, metric, logicalId(fn.function))), `${fn.name} ${metric}`).toHaveLength(1);
       }
     }
   });

@@ -109,7 +109,8 @@ describe('the alarm e-mail', () => {
     const warning = Match.stringLikeRegexp('No alarmEmail');
     Annotations.fromStack(synths.get('sa-east-1')!.stack).hasWarning('/DeliveryOps', warning);
     Annotations.fromStack(synth('sa-east-1', { alarmEmail: 'ops@example.cl' }).stack).hasNoWarning('/DeliveryOps', warning);
-  });
+    // A synth in the test: seconds of CPU, more on a busy machine.
+  }, 180_000);
 });
 
 describe('infra/app.ts', () => {
@@ -121,7 +122,7 @@ describe('infra/app.ts', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** infra/app.ts as `cdk synth` runs it (no bundling), with a settings file and CLI context of the test's. */
-  const runApp = async (name: string, settings: Json | undefined, cliContext: Json, env: Record<string, string> = {}) => {
+  const runApp = async (name: string, settings: Json | undefined, cliContext: Json, env: Record<string, string> = {}, stack = 'DeliveryOps') => {
     const outdir = join(dir, name);
     const file = join(dir, `${name}.settings.json`);
     if (settings) writeFileSync(file, JSON.stringify(settings));
@@ -132,8 +133,8 @@ describe('infra/app.ts', () => {
       maxBuffer: 64 * 1024 * 1024,
     });
     const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { environment?: string }> };
-    const template = JSON.parse(readFileSync(join(outdir, 'DeliveryOps.template.json'), 'utf8')) as { Resources: Record<string, Resource> };
-    return { environment: manifest.artifacts.DeliveryOps!.environment, template };
+    const template = JSON.parse(readFileSync(join(outdir, `${stack}.template.json`), 'utf8')) as { Resources: Record<string, Resource> };
+    return { environment: manifest.artifacts[stack]!.environment, template, stacks: Object.keys(manifest.artifacts).filter((k) => k.startsWith('DeliveryOps') && !k.includes('.')).sort() };
   };
   const subscriptions = (t: { Resources: Record<string, Resource> }) => Object.values(t.Resources).filter((r) => r.Type === 'AWS::SNS::Subscription').map((r) => r.Properties.Endpoint);
   const reserved = (t: { Resources: Record<string, Resource> }) => Object.values(t.Resources).filter((r) => r.Properties?.ReservedConcurrentExecutions !== undefined);
@@ -145,6 +146,15 @@ describe('infra/app.ts', () => {
     expect(fromFile.environment).toBe('aws://unknown-account/sa-east-1');
     expect(subscriptions(fromFile.template)).toEqual(['ops@example.cl']);
     expect(reserved(fromFile.template)).toHaveLength(4);
+  }, 180_000);
+
+  it('takes the entry of -c deployment=NAME, and names the three stacks after it', async () => {
+    const both = { prod: settings, staging: { region: 'us-east-2', alarmEmail: 'qa@example.cl' } };
+    const staging = await runApp('staging', both, { deployment: 'staging' }, {}, 'DeliveryOps-staging');
+    expect(staging.environment).toBe('aws://unknown-account/us-east-2');
+    expect(staging.stacks).toEqual(['DeliveryOps-staging', 'DeliveryOps-staging-Edge', 'DeliveryOps-staging-EdgeLogs']);
+    expect(subscriptions(staging.template)).toEqual(['qa@example.cl']);
+    expect(reserved(staging.template)).toEqual([]);
   }, 180_000);
 
   it('takes a -c value over the file, and the profile region when neither names one', async () => {

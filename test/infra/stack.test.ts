@@ -12,6 +12,7 @@ import { tableDefinition } from '../../shared/table/definition.ts';
 import { FUNCTION_NAME_METADATA } from '../../infra/constructs/service-function.ts';
 import { TemplateNames, type Template as IamTemplate } from '../iam/template-names.ts';
 import { sharedAssembly, sharedSynth } from './synth.ts';
+import { metricsOf } from './alarm-metrics.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DeletionPolicy?: string };
 
@@ -301,7 +302,7 @@ describe('logs and alarms', () => {
     expect(alarms.filter((a) => a.Namespace === 'AWS/ApiGateway' && a.MetricName === '5xx')).toHaveLength(1);
     // Every function: the endpoint groups, the webhook pipeline's, the jobs' and the stream consumers'.
     const functionCount = resources('AWS::Lambda::Function').length;
-    expect(alarms.filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === 'Throttles')).toHaveLength(functionCount);
+    expect(alarms.filter((a) => metricsOf(a).some((m) => m.Namespace === 'AWS/Lambda' && m.MetricName === 'Throttles'))).toHaveLength(functionCount);
     expect(alarms.filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === 'Errors')).toHaveLength(functionCount);
     const [dlqId] = resources('AWS::SQS::Queue').find(([id]) => id.startsWith('WebhooksDeadLetters'))!;
     expect(alarms).toContainEqual(
