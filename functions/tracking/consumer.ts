@@ -6,10 +6,10 @@ import { ROUTE_SEQUENCE_ENTITY } from '../field/route-sequence.ts';
 import { GUIDE_ENTITY } from '../invoicing/guides/guard.ts';
 import { guideChangeShows } from './guide-views.ts';
 import { projectOrder, projectRoute } from './projection.ts';
+import { TRACKED_ENTITIES } from './tracked-entities.ts';
 import { mergeScopes, positionScope, routeChangeScope, stopChangeScope, stopsScope, type RouteScope } from './route-scope.ts';
 
-/** The item kinds whose changes move a tracking view. */
-const watched = new Set(['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY]);
+const watched = new Set(TRACKED_ENTITIES);
 
 /**
  * An order change that only took an assignment's hold off or put a cancel's mark on
@@ -42,7 +42,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
     const item = unmarshall(image as Record<string, AttributeValue>);
     // Most records are other items (the views this consumer writes among them): only the watched
     // ones have both images read.
-    if (item.entity !== GUIDE_ENTITY && !watched.has(item.entity as string)) continue;
+    if (!watched.has(item.entity as string)) continue;
     const [oldImage, newImage] = [record.dynamodb?.OldImage, record.dynamodb?.NewImage].map((i) => (i ? unmarshall(i as Record<string, AttributeValue>) : undefined));
     const tenantId = item.tenantId as string;
     if (item.entity === GUIDE_ENTITY) {

@@ -1,7 +1,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRACKED_ENTITIES } from '../../infra/constructs/tracking-projection.ts';
+import { TRACKED_ENTITIES } from '../../functions/tracking/tracked-entities.ts';
 import { sharedSynth, type Synthesized } from './synth.ts';
 
 let synth: Synthesized;
@@ -24,6 +24,9 @@ describe('tracking projection', () => {
     expect(mapping.DestinationConfig.OnFailure.Destination).toBeDefined();
     const patterns = mapping.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
     expect(patterns[0].dynamodb.NewImage.entity.S).toEqual(TRACKED_ENTITIES);
+    // A guide's folio shows on the page: its changes must pass the filter as they do locally.
+    expect(patterns[0].dynamodb.NewImage.entity.S).toContain('dispatch-guide');
+    expect(patterns[1].dynamodb.OldImage.entity.S).toEqual(TRACKED_ENTITIES);
     expect(patterns[1]).toMatchObject({ eventName: ['REMOVE'] });
   });
 
