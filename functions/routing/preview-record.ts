@@ -37,8 +37,19 @@ export const previewItem = (tenantId: string, preview: Preview, extra: Record<st
   };
 };
 
+/** Previews solved before decisions 17 stored no sequence, reference, routeId, label or plate. */
+const withGlance = (routes: Preview['routes']): Preview['routes'] =>
+  routes.map((route) => ({
+    ...route,
+    routeId: route.routeId ?? null,
+    label: route.label ?? null,
+    plate: route.plate ?? null,
+    stops: route.stops.map((stop, i) => ({ ...stop, sequence: stop.sequence ?? i + 1, reference: stop.reference ?? null })),
+  }));
+
 export const toPreview = (item: Record<string, unknown>): Preview => {
-  const { routes, unassigned } = unpackResult(item.result);
+  const { routes: stored, unassigned } = unpackResult(item.result);
+  const routes = withGlance(stored);
   return {
     id: item.previewId as string,
     serviceDate: item.serviceDate as string,
@@ -50,6 +61,7 @@ export const toPreview = (item: Record<string, unknown>): Preview => {
     unassigned,
     totals: (item.totals as Preview['totals'] | undefined) ?? null,
     solver: item.solver as Preview['solver'],
+    earliestStartAt: (item.earliestStartAt as string | undefined) ?? null,
     version: item.version as number,
     createdAt: item.createdAt as string,
     updatedAt: item.updatedAt as string,
