@@ -35,6 +35,8 @@ export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'dispatchGuide'
   heldBy?: AssignmentHold;
   /** As stored: the route whose cancel marked it, to be written back to pending (route-release.ts). */
   releasing?: string;
+  /** As stored: the plan applied in place that takes it off `releasing` (decisions 17), and when. */
+  releasingChange?: { planId: string; vehicleRouteId: string; at: string };
   /** As read: its route was cancelled and it reads pending, though not yet written back. */
   releasedFrom?: string;
 }
@@ -69,9 +71,10 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   cancelledAt: (item.cancelledAt as string | undefined) ?? null,
   hold: holdOf(item),
   releasing: (item.releasing as string | undefined) ?? undefined,
+  releasingChange: (item.releasingChange as OrderRecord['releasingChange'] | undefined) ?? undefined,
 });
 
-export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h, heldBy: _b, releasing: _r, releasedFrom: _f, ...rest }: OrderRecord, baseUrl: string): Order => ({
+export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h, heldBy: _b, releasing: _r, releasingChange: _rc, releasedFrom: _f, ...rest }: OrderRecord, baseUrl: string): Order => ({
   ...rest,
   lines: lines.map(({ variantExternalId: _v, ...line }) => line),
   trackingUrl: trackingUrl(trackingToken, baseUrl),
