@@ -8,7 +8,7 @@ import { findOrders } from '../orders/records.ts';
 import { getPreviewItem, toPreview } from './preview-record.ts';
 import type { Preview } from './preview-schemas.ts';
 import type { PlanRecord } from './plans.ts';
-import { requestOf } from './previews/request.ts';
+import type { PreviewRequest } from './previews/request.ts';
 import type { RoutePlan } from './schemas.ts';
 
 /** decisions 15: only a `ready` preview has routes to read, draw or plan. */
@@ -88,7 +88,8 @@ export const planOfPreview = async (
   const preview = toPreview(item);
   if (preview.state !== 'ready') throw new PreviewNotReadyError(preview.state);
   if (item.planId !== undefined) throw new PreviewAlreadyPlannedError(item.planId as string);
-  const changesRoutes = requestOf(item).routes ?? [];
+  // Previews stored before decisions 17 (or by tests) may hold no request routes.
+  const changesRoutes = (item.request as Partial<PreviewRequest> | undefined)?.routes ?? [];
   await checkOrdersUnchanged(tenantId, preview, new Set(changesRoutes.map((r) => r.routeId)));
   const at = nowIso(now);
   const plan: RoutePlan = {
