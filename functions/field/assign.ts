@@ -131,6 +131,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
       evidenceCount: 0,
       failureReason: null,
       plannedArrivalAt: plan.plannedArrivals[orderId] ?? null,
+      late: false,
       dispatchGuide: null,
       receivedBy: null,
       version: 1,

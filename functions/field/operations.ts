@@ -8,6 +8,7 @@ import { AssignRouteBody, CancelRouteBody, DeliverBody, FailBody, PositionBody, 
 import { receiptOf, receiversHiddenFrom, withoutReceivers } from './receipt.ts';
 import { eraseReceiver } from './receipt-erase.ts';
 import { settleStop } from './stop-actions.ts';
+import { ResequenceBody, resequenceRoute } from './resequence.ts';
 import { dispatchGuidesOperation } from './dispatch-guides-operation.ts';
 
 const tag = 'Field';
@@ -99,6 +100,8 @@ export const deliverStopOperation = defineOperation({
   permission: 'field.act',
   // A driver's phone retries after a lost answer: the same key replays it instead of a false 409.
   idempotent: true,
+  // A resequence writing the route at the same moment: run again rather than answer 409.
+  retryOnConflict: true,
   // The receiver's name and RUT stay on the stop alone (decisions 16): a replay answers null there.
   replayOmits: ['receivedBy'],
   params: StopParams,
@@ -141,6 +144,7 @@ export const failStopOperation = defineOperation({
   tag,
   permission: 'field.act',
   idempotent: true,
+  retryOnConflict: true,
   params: StopParams,
   body: FailBody,
   responses: { 200: { description: 'The stop, state failed', schema: Stop } },
@@ -181,6 +185,25 @@ export const cancelRouteOperation = defineOperation({
   },
 });
 
+export const resequenceRouteOperation = defineOperation({
+  operationId: 'resequenceRoute',
+  method: 'POST',
+  path: '/v1/field/routes/{id}/resequence',
+  summary: 'Re-order a started route’s open stops from a position: windows kept first, then least time; late stops last',
+  tag,
+  permission: 'field.act',
+  idempotent: true,
+  params: IdParams,
+  body: ResequenceBody,
+  // Two resequences of one route at once: the loser runs again over the winner's order.
+  retryOnConflict: true,
+  responses: { ...routeResponse, 409: { description: '`invalid_state`: the route is not started' } },
+  handle: async ({ params, body, caller }) => {
+    const { route, writes } = await resequenceRoute(caller, params.id, body);
+    return { status: 200, body: route, writes, resourceId: route.id };
+  },
+});
+
 export const fieldOperations = [
   assignRouteOperation,
   getRouteOperation,
@@ -191,5 +214,6 @@ export const fieldOperations = [
   failStopOperation,
   finishRouteOperation,
   cancelRouteOperation,
+  resequenceRouteOperation,
   dispatchGuidesOperation,
 ];

@@ -7,6 +7,7 @@ import { committedChanges } from '../orders/assignment-holds.ts';
 import { receiptsByStop, storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 import { guidesByStop, readStopGuide, refreshAdopted, stopGuideView } from './stop-guides.ts';
+import { ROUTE_SEQUENCE_ENTITY, sequenced, toRouteSequence } from './route-sequence.ts';
 
 /** A stop as stored: its public shape, its evidence, and its order's link token for the projection. */
 export interface StopRecord extends Stop {
@@ -77,6 +78,7 @@ export const toStopRecord = (item: Record<string, unknown>): StopRecord => ({
   evidenceCount: (item.evidenceCount as number | undefined) ?? 0,
   failureReason: (item.failureReason as string | undefined) ?? null,
   plannedArrivalAt: (item.plannedArrivalAt as string | undefined) ?? null,
+  late: (item.late as boolean | undefined) ?? false,
   // Its own item in the route partition (stop-guides.ts); readers that have it fill it in.
   dispatchGuide: null,
   // Likewise the receipt (receipt.ts); a stop stored before decisions 16 may hold it inline.
@@ -102,6 +104,7 @@ export const stopItem = (tenantId: string, routeId: string, stop: StopRecord) =>
   evidenceCount: stop.evidenceCount,
   failureReason: stop.failureReason ?? undefined,
   plannedArrivalAt: stop.plannedArrivalAt ?? undefined,
+  late: stop.late || undefined,
   // The receipt has an item of its own (receiptWrite); a rewrite of an old stop keeps the one it holds.
   receivedBy: stop.receivedBy && stop.receiptInline ? stop.receivedBy : undefined,
   evidence: stop.evidence,
@@ -177,9 +180,9 @@ export const readRoutePartition = async (tenantId: string, routeId: string, rout
   items.splice(0, items.length, ...(await resolveStopItems(tenantId, routeId, items)));
   const guides = await refreshAdopted(tenantId, guidesByStop(items));
   const receipts = receiptsByStop(items, new Date());
-  const stops = items
-    .filter((i) => i.entity === 'stop')
-    .map((i) => ({ ...toStopRecord(i), dispatchGuide: stopGuideView(guides.get(i.stopId as string)) }))
+  const order = toRouteSequence(items.find((i) => i.entity === ROUTE_SEQUENCE_ENTITY));
+  const stops = sequenced(items.filter((i) => i.entity === 'stop').map(toStopRecord), order)
+    .map((stop) => ({ ...stop, dispatchGuide: stopGuideView(guides.get(stop.id)) }))
     .map((stop) => ({ ...stop, receivedBy: receipts.get(stop.id) ?? stop.receivedBy }))
     .map((stop) => (routeState === 'cancelled' && stop.state === 'pending' ? { ...stop, state: 'removed' as const, version: stop.version + 1 } : stop))
     .sort((a, b) => a.sequence - b.sequence);
@@ -188,10 +191,15 @@ export const readRoutePartition = async (tenantId: string, routeId: string, rout
 };
 
 export const getStopRecord = async (tenantId: string, routeId: string, stopId: string): Promise<StopRecord> => {
-  const { Item: stored } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.stop(tenantId, routeId, stopId), ConsistentRead: true }));
+  const [{ Item: stored }, order] = await Promise.all([
+    table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.stop(tenantId, routeId, stopId), ConsistentRead: true })),
+    table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.routeSequence(tenantId, routeId), ConsistentRead: true })),
+  ]);
+  // A stop staged by a plan applied in place reads as that change left it (or not at all).
   const [Item] = stored ? await resolveStopItems(tenantId, routeId, [stored]) : [];
   if (!Item) throw new NotFoundError('No stop with this id on this route.');
-  return { ...toStopRecord(Item), dispatchGuide: await readStopGuide(tenantId, routeId, stopId) };
+  const [stop] = sequenced([toStopRecord(Item)], toRouteSequence(order.Item));
+  return { ...stop, dispatchGuide: await readStopGuide(tenantId, routeId, stopId) };
 };
 
 export const withStops = (route: RouteRecord, stops: StopRecord[]): Route => ({ ...route, stops: stops.map(toStop) });

@@ -143,6 +143,7 @@ const stage = async (change: RouteChange, current: StopRecord[], stopIdOf: (orde
       evidenceCount: 0,
       failureReason: null,
       plannedArrivalAt: change.plannedArrivals[orderId] ?? null,
+      late: false,
       dispatchGuide: null,
       receivedBy: null,
       version: 1,

@@ -68,6 +68,7 @@ export const Stop = v.pipe(
     evidenceCount: v.pipe(v.number(), v.integer()),
     failureReason: v.nullable(v.string()),
     plannedArrivalAt: v.pipe(v.nullable(DateTime), v.description('The arrival the route preview planned (with the tenant’s offset) when the route comes from a plan made from a preview; null otherwise')),
+    late: v.pipe(v.boolean(), v.description('true when the route’s last resequence found that this open stop can no longer be served within its time windows (it then comes after the others); false otherwise')),
     dispatchGuide: StopDispatchGuide,
     receivedBy: v.pipe(v.nullable(ReceivedBy), v.description('The receipt of goods (Ley 19.983), null without one; only ever in this answer')),
     version: Version,

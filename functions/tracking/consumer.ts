@@ -2,13 +2,14 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
+import { ROUTE_SEQUENCE_ENTITY } from '../field/route-sequence.ts';
 import { GUIDE_ENTITY } from '../invoicing/guides/guard.ts';
 import { guideChangeShows } from './guide-views.ts';
 import { projectOrder, projectRoute } from './projection.ts';
 import { mergeScopes, positionScope, routeChangeScope, stopChangeScope, stopsScope, type RouteScope } from './route-scope.ts';
 
 /** The item kinds whose changes move a tracking view. */
-const watched = new Set(['order', 'route', 'stop', 'route-position', 'plan-route-claim']);
+const watched = new Set(['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY, 'plan-route-claim']);
 
 /**
  * An order change that only took an assignment's hold off or put a cancel's mark on
@@ -64,6 +65,8 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
       orders.set(`${tenantId}/${item.orderId}`, { tenantId, orderId: item.orderId as string });
     } else if (item.entity === 'route') touch(tenantId, item.routeId as string, routeChangeScope(oldImage, newImage));
     else if (item.entity === 'stop') touch(tenantId, item.routeId as string, stopChangeScope(oldImage, newImage));
+    // A resequence (decisions 17) moves any open stop: each one's stops before and travel.
+    else if (item.entity === ROUTE_SEQUENCE_ENTITY) touch(tenantId, item.routeId as string, 'all');
     else touch(tenantId, item.routeId as string, positionScope());
   }
   for (const { tenantId, orderId } of orders.values()) {

@@ -4,13 +4,14 @@ import { table, tableName } from '../../shared/table/client.ts';
 import { DEFAULT_TIME_ZONE, DEFAULT_TRACKING_SPEED_KMH, DEFAULT_TRACKING_STOP_MINUTES, getTenant } from '../../shared/tenancy/tenants.ts';
 import { getMemberById } from '../../shared/tenancy/members.ts';
 import { findRoute, readRoutePartition, type StopRecord } from '../field/records.ts';
-import { findOrder, type OrderRecord } from '../orders/records.ts';
+import { findOrder, findStoredOrders, type OrderRecord } from '../orders/records.ts';
 import { legSeconds } from '../../shared/planning/travel.ts';
 import { relativeTo, round3, type Point } from './geo.ts';
 import { LINK_LIFETIME_AFTER_CLOSE_SECONDS } from './settings.ts';
 import type { ViewRecord } from './view-record.ts';
 import { trackedGuideNumber } from './guide-views.ts';
 import { inScope, type RouteScope } from './route-scope.ts';
+import { plannedWindowOf } from './planned-window.ts';
 
 interface TenantSettings {
   name: string;
@@ -57,7 +58,7 @@ const base = (order: Pick<OrderRecord, 'id' | 'reference' | 'serviceDate'>, toke
   builtAt,
 });
 
-const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null, plannedArrivalAt: null } as const;
+const empty = { stopsBefore: null, driverFirstName: null, position: null, travelSeconds: null, relative: null, closedAt: null, dispatchGuideNumber: null, plannedArrivalAt: null, plannedWindow: null } as const;
 
 interface OrderView {
   view: ViewRecord | null;
@@ -111,11 +112,14 @@ export const viewsOfRoute = async (tenantId: string, routeId: string, builtAt: s
   // route's stops still stored pending are removed ones its cancel has not written back yet.
   const released = route.state === 'cancelled' ? open.filter((stop) => inScope(scope, stop, route.state)) : [];
   const orderViews = await Promise.all(released.map(async (stop) => (await viewOfOrder(tenantId, stop.orderId, builtAt)).view));
+  // Before the start a planned stop shows its window inside its order's time windows (decisions 17).
+  const planned = moving || route.state !== 'assigned' ? [] : open.filter((stop) => stop.plannedArrivalAt && inScope(scope, stop, route.state));
+  const windowsOf = planned.length > 0 ? await findStoredOrders(tenantId, planned.map((s) => s.orderId)) : new Map<string, OrderRecord>();
   return [
     ...stops
       .filter((stop) => stop.state !== 'removed' && inScope(scope, stop, route.state))
       .filter((stop) => route.state !== 'cancelled' || stop.state !== 'pending')
-      .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate })),
+      .map((stop) => viewOfStop(stop, open, { moving, driverFirstName: driver?.firstName ?? null, position, tenant, tenantId, builtAt, serviceDate: route.serviceDate, timeWindows: windowsOf.get(stop.orderId)?.timeWindows ?? [] })),
     ...orderViews.filter((view): view is ViewRecord => view !== null),
   ];
 };
@@ -127,7 +131,16 @@ export const projectRoute = async (tenantId: string, routeId: string, builtAt = 
 const viewOfStop = (
   stop: StopRecord,
   open: StopRecord[],
-  context: { moving: boolean; driverFirstName: string | null; position: Point & { recordedAt: string } | null; tenant: TenantSettings; tenantId: string; builtAt: string; serviceDate: string },
+  context: {
+    moving: boolean;
+    driverFirstName: string | null;
+    position: (Point & { recordedAt: string }) | null;
+    tenant: TenantSettings;
+    tenantId: string;
+    builtAt: string;
+    serviceDate: string;
+    timeWindows: OrderRecord['timeWindows'];
+  },
 ): ViewRecord => {
   const head = {
     ...base({ id: stop.orderId, reference: stop.reference, serviceDate: context.serviceDate }, stop.trackingToken, context.tenantId, context.tenant, context.builtAt),
@@ -138,7 +151,10 @@ const viewOfStop = (
     return { ...empty, ...head, phase, closedAt: stop.outcomeAt };
   }
   const before = open.filter((s) => s.sequence < stop.sequence);
-  if (!context.moving) return { ...empty, ...head, phase: 'pending', stopsBefore: before.length, plannedArrivalAt: stop.plannedArrivalAt };
+  if (!context.moving) {
+    const plannedWindow = stop.plannedArrivalAt ? plannedWindowOf(stop.plannedArrivalAt, context.timeWindows, context.serviceDate, context.tenant.timeZone) : null;
+    return { ...empty, ...head, phase: 'pending', stopsBefore: before.length, plannedArrivalAt: stop.plannedArrivalAt, plannedWindow };
+  }
   const destination = { latitude: stop.address.latitude, longitude: stop.address.longitude };
   const position = context.position;
   return {

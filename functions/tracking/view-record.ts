@@ -27,6 +27,11 @@ export interface ViewRecord {
   dispatchGuideNumber: string | null;
   /** The stop's planned arrival (a plan from a preview, decisions 15): the ETA before the route starts. */
   plannedArrivalAt: string | null;
+  /**
+   * The window shown before the start (decisions 17): around the planned start of service, inside
+   * the order's time window. Null on views built before it, which fall back to the planned arrival.
+   */
+  plannedWindow: { from: string; to: string } | null;
   /** When the projection read the state this view was made from; an older build never wins. */
   builtAt: string;
 }
@@ -48,5 +53,6 @@ export const toViewRecord = (item: Record<string, unknown>): ViewRecord => ({
   closedAt: (item.closedAt as string | undefined) ?? null,
   dispatchGuideNumber: (item.dispatchGuideNumber as string | undefined) ?? null,
   plannedArrivalAt: (item.plannedArrivalAt as string | undefined) ?? null,
+  plannedWindow: (item.plannedWindow as ViewRecord['plannedWindow'] | undefined) ?? null,
   builtAt: item.builtAt as string,
 });

@@ -4,6 +4,7 @@ import { table, tableName } from '../../shared/table/client.ts';
 import { looksLikeToken } from '../orders/tracking-token.ts';
 import type { TrackingState, TrackingView } from './schemas.ts';
 import { LINK_LIFETIME_AFTER_CLOSE_SECONDS, POSITION_MAX_AGE_SECONDS, refreshSeconds } from './settings.ts';
+import { localDate } from '../../shared/calendar.ts';
 import { texts, type Lang } from './texts.ts';
 import { toViewRecord, type ViewRecord } from './view-record.ts';
 
@@ -36,19 +37,32 @@ export const clockLabel = (at: Date, timeZone: string, lang: Lang): string =>
 export const dayLabel = (day: string, lang: Lang): string =>
   new Intl.DateTimeFormat(texts[lang].locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
 
-const windowOf = (from: number, to: number, timeZone: string, lang: Lang): NonNullable<TrackingView['eta']> => ({
+/** "sáb 29 nov" / "Sat 29 Nov": the day of an instant in the zone, short. */
+export const shortDayLabel = (at: Date, timeZone: string, lang: Lang): string => {
+  const parts = new Intl.DateTimeFormat(texts[lang].locale, { weekday: 'short', day: 'numeric', month: 'short', timeZone }).formatToParts(at);
+  const part = (type: string) => (parts.find((p) => p.type === type)?.value ?? '').replace('.', '');
+  return `${part('weekday')} ${part('day')} ${part('month')}`;
+};
+
+const windowOf = (from: number, to: number, timeZone: string, lang: Lang, withDay = false): NonNullable<TrackingView['eta']> => ({
   from: new Date(from).toISOString(),
   to: new Date(to).toISOString(),
-  label: `${clockLabel(new Date(from), timeZone, lang)} - ${clockLabel(new Date(to), timeZone, lang)}`,
+  label: `${withDay ? `${shortDayLabel(new Date(from), timeZone, lang)}, ` : ''}${clockLabel(new Date(from), timeZone, lang)} - ${clockLabel(new Date(to), timeZone, lang)}`,
 });
 
 /**
- * Before the route starts, a stop the preview planned: two hours from an hour before the planned
- * arrival (decisions 15). A route that starts late must not show a window that has gone by: its
- * part still ahead, and none at all once it has ended (the note says the time comes with the driver).
+ * Before the route starts, a stop planned by a preview: its window inside the order's (decisions
+ * 17, built by the projection: planned-window.ts), or on a view built before that, two hours from
+ * an hour before the planned arrival (decisions 15). A route that starts late must not show a
+ * window that has gone by: its part still ahead, and none at all once it has ended (the note says
+ * the time comes with the driver). The label names the day unless the service date is today.
  */
-const plannedWindow = (planned: number, now: Date, timeZone: string, lang: Lang) =>
-  now.getTime() >= planned + HOUR_MS ? null : windowOf(Math.max(planned - HOUR_MS, now.getTime()), planned + HOUR_MS, timeZone, lang);
+const plannedWindow = (view: ViewRecord, now: Date, lang: Lang) => {
+  const planned = Date.parse(view.plannedArrivalAt!);
+  const [from, to] = view.plannedWindow ? [Date.parse(view.plannedWindow.from), Date.parse(view.plannedWindow.to)] : [planned - HOUR_MS, planned + HOUR_MS];
+  if (now.getTime() >= to) return null;
+  return windowOf(Math.max(from, now.getTime()), to, view.timeZone, lang, view.serviceDate !== localDate(now, view.timeZone));
+};
 
 /**
  * The estimate runs from the last position; a driver behind it is expected from now on. The
@@ -58,7 +72,7 @@ const plannedWindow = (planned: number, now: Date, timeZone: string, lang: Lang)
  * due at 10:09.
  */
 const etaOf = (view: ViewRecord, now: Date, lang: Lang): TrackingView['eta'] => {
-  if (view.phase === 'pending' && view.plannedArrivalAt) return plannedWindow(Date.parse(view.plannedArrivalAt), now, view.timeZone, lang);
+  if (view.phase === 'pending' && view.plannedArrivalAt) return plannedWindow(view, now, lang);
   if (view.phase !== 'moving' || !view.position || view.travelSeconds === null) return null;
   const estimate = Math.max(now.getTime(), Date.parse(view.position.recordedAt) + view.travelSeconds * 1000);
   const from = Math.max(Math.floor((estimate - 2 * FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES, now.getTime());

@@ -30,6 +30,11 @@ export const opsKeys = {
   stopPrefix: 'STOP#',
   position: (tenantId: string, routeId: string) => ({ pk: routePartition(tenantId, routeId), sk: 'POSITION' }),
   /**
+   * A resequenced route's order (decisions 17): every stop's sequence, planned arrival and late
+   * flag, written with the route's version in one transaction; it overrides what the stop items hold.
+   */
+  routeSequence: (tenantId: string, routeId: string) => ({ pk: routePartition(tenantId, routeId), sk: 'SEQUENCE' }),
+  /**
    * A stop's dispatch guide (issue 17): the guard that allows one live guide per stop, and the
    * guide's state and folio as the stop shows them (kept by every move of its intent).
    */

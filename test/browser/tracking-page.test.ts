@@ -9,7 +9,7 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { TestTenant } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
 import { created, orderBody, routeWithOrders, tokenOf, waitForView } from '../e2e/operations/support.ts';
-import { upcomingServiceDate } from '../e2e/routes/support.ts';
+import { spanishShortDay, upcomingServiceDate } from '../e2e/routes/support.ts';
 import { ARTIFACTS, launch, openPage } from './browser.ts';
 
 const stack = useLocalStack();
@@ -18,6 +18,7 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 let browser: Browser;
 /** Links in four states: pending, pending on a planned route (its window), on the way with a position, delivered. */
 const links = { pending: '', planned: '', moving: '', delivered: '' };
+let plannedDay = '';
 
 beforeAll(async () => {
   browser = await launch();
@@ -32,9 +33,13 @@ beforeAll(async () => {
     [-33.42, -70.6],
   ]);
   // A route from a plan with the preview's arrivals, not started: its window of two hours (tomorrow,
-  // so that the window has not gone by whenever the test runs).
+  // so that the window has not gone by whenever the test runs), inside the order's own window
+  // (10:00-14:00): planned at 10:15, it shows 10:00 - 12:00, not 09:15 - 11:15 (decisions 17).
   const day = upcomingServiceDate();
-  const plannedOrder = created(await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: orderBody('PED-2026-0043', undefined, undefined, day) }));
+  plannedDay = day;
+  const plannedOrder = created(
+    await tenant.call(operator, 'POST', '/v1/distribution/orders', { body: { ...orderBody('PED-2026-0043', undefined, undefined, day), timeWindows: [{ from: '10:00', to: '14:00' }] } }),
+  );
   const plannedPlan = created(await tenant.call(operator, 'POST', '/v1/routing/plans', { body: { serviceDate: day, routes: [{ vehicleRouteId: 'V1', orderIds: [plannedOrder.id] }] } }));
   await table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.plan(tenant.id, plannedPlan.id), UpdateExpression: 'SET plannedArrivals = :p', ExpressionAttributeValues: { ':p': { [plannedOrder.id]: `${day}T10:15:00-03:00` } } }));
   created(await tenant.call(operator, 'POST', `/v1/routing/plans/${plannedPlan.id}/approve`, { body: { version: 1 } }), 200);
@@ -94,7 +99,7 @@ describe('the tracking page in Chromium', () => {
   it('renders the pending and delivered states, and English by Accept-Language', async () => {
     for (const [state, token, locale, expected] of [
       ['pending', links.pending, 'es-CL', /Pendiente[\s\S]*Entrega programada para el lunes, 23 de noviembre/],
-      ['planned', links.planned, 'es-CL', /Pendiente[\s\S]*09:15 - 11:15/],
+      ['planned', links.planned, 'es-CL', new RegExp(`Pendiente[\\s\\S]*${spanishShortDay(plannedDay)}, 10:00 - 12:00`)],
       ['delivered', links.delivered, 'es-CL', /Entregado[\s\S]*Entregado el/],
       ['english', links.moving, 'en-GB', /On the way[\s\S]*Estimated arrival/],
     ] as const) {

@@ -6,7 +6,7 @@ import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { call, TestTenant, type TestMember } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { eventCollector, tokenOf, waitForView } from '../operations/support.ts';
-import { approvedPlan, assignBody, createOrders, SERVICE_DATE, upcomingServiceDate } from './support.ts';
+import { approvedPlan, assignBody, createOrders, SERVICE_DATE, spanishShortDay, upcomingServiceDate } from './support.ts';
 
 const collector = eventCollector();
 const stack = useLocalStack({ extraStreamConsumers: { collector: collector.consumer } });
@@ -63,14 +63,16 @@ describe('a route of 300 stops', () => {
     expect(order.body).toMatchObject({ state: 'assigned', routeId, stopId: read.body.stops[250].id });
     await expect.poll(() => collector.events.filter((e) => e.type === 'field.route.assigned' && e.data.routeId === routeId).length, { timeout: 15_000 }).toBe(1);
 
-    // Before the start: the two hours from an hour before the planned arrival, and no note.
+    // Before the start: the two hours from an hour before the planned arrival (the order has no
+    // window to fit it in), named with its day (tomorrow), and no note.
     const planned = Date.parse(plannedAt(250));
     const from = new Date(planned - HOUR).toISOString();
     const to = new Date(planned + HOUR).toISOString();
+    const label = `${spanishShortDay(PLANNED_DAY)}, ${clock(from)} - ${clock(to)}`;
     const before = await waitForView(stack(), tokenOf(orders[250]), (v) => v.eta !== null, 90_000);
-    expect(before).toMatchObject({ state: 'pending', stopsBefore: 250, etaNote: null, eta: { from, to, label: `${clock(from)} - ${clock(to)}` } });
+    expect(before).toMatchObject({ state: 'pending', stopsBefore: 250, etaNote: null, eta: { from, to, label } });
     const page = await call(stack(), 'GET', `/t/${tokenOf(orders[250])}`);
-    expect(page.text).toContain(`${clock(from)} - ${clock(to)}`);
+    expect(page.text).toContain(label);
 
     const started = await tenant.call(driver, 'POST', `/v1/field/routes/${routeId}/start`);
     expect(started.status, started.text).toBe(200);

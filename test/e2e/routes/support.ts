@@ -17,6 +17,17 @@ export const createOrders = async (tenant: TestTenant, _operator: TestMember, co
  */
 export const upcomingServiceDate = (): string => new Date(Date.now() + 86_400_000).toLocaleDateString('en-CA', { timeZone: 'America/Santiago' });
 
+/**
+ * How the tracking page names a day other than today (decisions 17): "sáb 29 nov", written out
+ * here apart from the page's own Intl formatting.
+ */
+export const spanishShortDay = (day: string): string => {
+  const date = new Date(`${day}T12:00:00Z`);
+  const weekdays = ['dom', 'lun', 'mar', 'mié', 'jue', 'vie', 'sáb'];
+  const months = ['ene', 'feb', 'mar', 'abr', 'may', 'jun', 'jul', 'ago', 'sept', 'oct', 'nov', 'dic'];
+  return `${weekdays[date.getUTCDay()]} ${date.getUTCDate()} ${months[date.getUTCMonth()]}`;
+};
+
 /** A client-computed plan of these routes, approved; `plannedArrivals` written as a plan from a preview has them. */
 export const approvedPlan = async (
   tenant: TestTenant,

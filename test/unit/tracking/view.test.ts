@@ -23,6 +23,7 @@ const base: ViewRecord = {
   closedAt: null,
   dispatchGuideNumber: null,
   plannedArrivalAt: null,
+  plannedWindow: null,
   builtAt: '2026-11-23T16:58:01.000Z',
 };
 
@@ -82,6 +83,23 @@ describe('the public view', () => {
     // Past its end, still not started: no window, and a note saying the time comes with the driver.
     const late = publicView(planned, new Date('2026-11-23T19:40:00.000Z'), 'es');
     expect(late).toMatchObject({ state: 'pending', eta: null, etaNote: 'Tu entrega viene con retraso; la hora estimada aparecerá cuando el conductor salga.' });
+  });
+});
+
+describe('the planned window before the start (decisions 17)', () => {
+  const planned = { ...base, phase: 'pending' as const, driverFirstName: null, position: null, travelSeconds: null, plannedArrivalAt: '2026-11-24T09:20:00-03:00' };
+
+  it('shows the window the projection fitted inside the order’s, and names its day when the service date is not today', () => {
+    const tomorrow = { ...planned, serviceDate: '2026-11-24', plannedWindow: { from: '2026-11-24T12:00:00.000Z', to: '2026-11-24T14:00:00.000Z' } };
+    expect(publicView(tomorrow, now, 'es').eta).toEqual({ from: '2026-11-24T12:00:00.000Z', to: '2026-11-24T14:00:00.000Z', label: 'mar 24 nov, 09:00 - 11:00' });
+    expect(publicView(tomorrow, now, 'en').eta?.label).toBe('Tue 24 Nov, 09:00 - 11:00');
+    expect(trackingPage(tomorrow, base.token, now, 'es').html).toContain('mar 24 nov, 09:00 - 11:00');
+  });
+
+  it('names no day on the service date itself, and shows only the part still ahead', () => {
+    const today = { ...planned, plannedArrivalAt: '2026-11-23T14:20:00-03:00', plannedWindow: { from: '2026-11-23T17:00:00.000Z', to: '2026-11-23T18:00:00.000Z' } };
+    expect(publicView(today, new Date('2026-11-23T17:10:00.000Z'), 'es').eta).toEqual({ from: '2026-11-23T17:10:00.000Z', to: '2026-11-23T18:00:00.000Z', label: '14:10 - 15:00' });
+    expect(publicView(today, new Date('2026-11-23T18:00:00.000Z'), 'es').eta).toBeNull();
   });
 });
 
