@@ -79,7 +79,7 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     await waitForView(stack(), token(a), (v) => v.state === 'pending' && v.stopsBefore === 2);
     // A viewer may not change plans.
     expect((await apply(tenant, viewer, plan.id, plan.version + 1)).status).toBe(403);
-  });
+  }, 120_000);
 
   it('a route left with no order is cancelled and its orders read pending; an order may move between two routes of the plan', async () => {
     const { tenant, operator, driver } = await world();
@@ -104,7 +104,7 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     expect(await orderOf(tenant, operator, c.id)).toMatchObject({ state: 'assigned', routeId: first.id });
     expect(await orderOf(tenant, operator, d.id)).toMatchObject({ state: 'pending', routeId: null });
     await expect.poll(() => collector.events.filter((e) => e.type === 'field.route.cancelled' && e.data.routeId === second.id).length).toBe(1);
-  });
+  }, 60_000);
 
   it('a named route that started is 409 route_started naming it, and nothing changes', async () => {
     const { tenant, operator, driver } = await world();
@@ -119,7 +119,7 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     expect((await routeOf(tenant, operator, route.id)).stops.map((s: any) => s.orderId)).toEqual([a.id, b.id]);
     expect(await orderOf(tenant, operator, c.id)).toMatchObject({ state: 'pending' });
     expect((await tenant.call(operator, 'GET', `/v1/routing/plans/${plan.id}`)).body.appliedAt).toBeNull();
-  });
+  }, 60_000);
 
   it('two plans over one route change it once: the second is 409, in turn or at the same moment', async () => {
     const { tenant, operator, driver } = await world();
@@ -147,7 +147,7 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     const lost = answers[0].status === 200 ? f.id : e.id;
     expect(await orderOf(tenant, operator, lost)).toMatchObject({ state: 'pending', routeId: null });
     await expect.poll(() => updatedEvents(other.id).length).toBe(1);
-  });
+  }, 60_000);
 
   it('a route that starts while its change is written is left as it was and named in skipped', async () => {
     const { tenant, operator, driver } = await world();
@@ -177,13 +177,15 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     expect(after.stops.map((s: any) => s.orderId)).toEqual(orders.slice(0, 50).map((o) => o.id));
     for (const order of orders.slice(50)) expect(await orderOf(tenant, operator, order.id)).toMatchObject({ state: 'pending', routeId: null, version: 1 });
     expect(updatedEvents(route.id)).toEqual([]);
-  });
+  }, 120_000);
 
-  it('routes of up to 300 stops are changed whole: a change that dies midway shows nothing, and its retry finishes it once', async () => {
+  it('a 300-stop route is changed whole: a change that dies midway shows nothing, and its retry finishes it once', async () => {
     const { tenant, operator, driver } = await world();
-    const orders = await createOrders(tenant, operator, 300, 'LONG');
-    const route = await assignedRoute(tenant, operator, driver, orders.slice(0, 250).map((o) => o.id));
-    const target = [...orders.slice(50, 250).map((o) => o.id), ...orders.slice(250).map((o) => o.id)];
+    const orders = await createOrders(tenant, operator, 350, 'LONG');
+    const ids = orders.map((o) => o.id);
+    const route = await assignedRoute(tenant, operator, driver, ids.slice(0, 300));
+    // 250 kept, 50 removed, 50 added: 300 stops before and after, six chunks before the final write.
+    const target = [...ids.slice(50, 300), ...ids.slice(300)];
     const plan = await planOverRoutes(tenant, operator, [{ route, orderIds: target }]);
     const key = randomUUID();
     const crashed = await throughGate(stack().dynamoEndpoint, async (gate) => {
@@ -194,19 +196,23 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     expect(crashed.status).toBeGreaterThanOrEqual(500);
     const half = await routeOf(tenant, operator, route.id);
     expect(half.version).toBe(1);
-    expect(half.stops.map((s: any) => s.orderId)).toEqual(orders.slice(0, 250).map((o) => o.id));
-    expect(await orderOf(tenant, operator, orders[299].id)).toMatchObject({ state: 'pending', routeId: null });
-    expect(await orderOf(tenant, operator, orders[0].id)).toMatchObject({ state: 'assigned', routeId: route.id });
+    expect(half.stops.map((s: any) => s.orderId)).toEqual(ids.slice(0, 300));
+    expect(await orderOf(tenant, operator, ids[349])).toMatchObject({ state: 'pending', routeId: null });
+    expect(await orderOf(tenant, operator, ids[0])).toMatchObject({ state: 'assigned', routeId: route.id });
+    // No event of a change that did not commit.
+    expect(updatedEvents(route.id)).toEqual([]);
 
     const retried = await apply(tenant, operator, plan.id, plan.version, key);
     expect(retried.status, retried.text).toBe(200);
-    expect(retried.body.routes[0]).toMatchObject({ version: 2, addedOrderIds: orders.slice(250).map((o) => o.id), removedOrderIds: orders.slice(0, 50).map((o) => o.id) });
+    expect(retried.body.routes[0]).toMatchObject({ version: 2, addedOrderIds: ids.slice(300), removedOrderIds: ids.slice(0, 50) });
     const after = await routeOf(tenant, operator, route.id);
     expect(after.stops.map((s: any) => s.orderId)).toEqual(target);
-    expect(new Set(after.stops.map((s: any) => s.id)).size).toBe(250);
-    expect(await orderOf(tenant, operator, orders[0].id)).toMatchObject({ state: 'pending', routeId: null });
+    expect(after.stops.map((s: any) => s.sequence)).toEqual(target.map((_, i) => i + 1));
+    expect(new Set(after.stops.map((s: any) => s.id)).size).toBe(300);
+    expect(await orderOf(tenant, operator, ids[0])).toMatchObject({ state: 'pending', routeId: null });
+    expect(await orderOf(tenant, operator, ids[349])).toMatchObject({ state: 'assigned', routeId: route.id });
     await expect.poll(() => updatedEvents(route.id).length).toBe(1);
-  });
+  }, 240_000);
 
   it('bad input is a problem naming each field, and changes nothing', async () => {
     const { tenant, operator } = await world();
