@@ -17,8 +17,9 @@ export const streamConsumerGroups: StreamConsumerGroup[] = [
   {
     name: 'tracking-projection',
     entry: 'functions/tracking/consumer.ts',
-    // Reads orders, routes and their stops (gsi1: a route's orders), writes the views.
-    table: { items: ['GetItem', 'Query', 'PutItem'], queries: ['gsi1'] },
+    // Reads orders, routes and their stops (gsi1: a route's orders), writes the views;
+    // BatchGetItem: the time windows of a planned route's orders (decisions 17).
+    table: { items: ['GetItem', 'BatchGetItem', 'Query', 'PutItem'], queries: ['gsi1'] },
     load: async () => (await import('./tracking/consumer.ts')).handler,
   },
   {

@@ -3,12 +3,13 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ROUTE_SEQUENCE_ENTITY } from '../../functions/field/route-sequence.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import type { DataTable } from './data-table.ts';
 import { ServiceFunction } from './service-function.ts';
 
 /** The item kinds whose changes move a tracking view (functions/tracking/consumer.ts). */
-export const TRACKED_ENTITIES = ['order', 'route', 'stop', 'route-position'];
+export const TRACKED_ENTITIES = ['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY];
 
 export interface TrackingProjectionProps {
   data: DataTable;

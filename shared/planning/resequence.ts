@@ -345,6 +345,16 @@ const schedule = (model: Model, perm: Int32Array): Omit<ResequenceResult, 'steps
   return { stops: [...onTime, ...tail], lateCount: late.length, end: t };
 };
 
+/** The decoding of one given order (the benchmark's floor): its late count and end, with the same travel model. */
+export const decodeOrder = (problem: Omit<ResequenceProblem, 'seed'>, order: readonly number[]): Omit<ResequenceResult, 'steps' | 'exact'> => {
+  const { duration } = travelMatrices([problem.start, ...problem.stops], problem.speedKmh);
+  return schedule({ n: problem.stops.length, duration, stops: problem.stops, startTime: problem.startTime }, Int32Array.from(order));
+};
+
+/** Nearest neighbour by travel time from the start, as `problem.stops` indices. */
+export const nearestNeighbour = (problem: Pick<ResequenceProblem, 'start' | 'stops' | 'speedKmh'>): number[] =>
+  nearestNeighbourOrder({ n: problem.stops.length, duration: travelMatrices([problem.start, ...problem.stops], problem.speedKmh).duration });
+
 /** A 32-bit seed from text (FNV-1a): the route and the request's minute (decisions 17). */
 export const seedOf = (text: string): number => {
   let h = 0x811c9dc5;
