@@ -9,7 +9,7 @@ import type { DataTable } from './data-table.ts';
 import { ServiceFunction } from './service-function.ts';
 
 /** The item kinds whose changes move a tracking view (functions/tracking/consumer.ts). */
-export const TRACKED_ENTITIES = ['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY];
+export const TRACKED_ENTITIES = ['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY, 'plan-route-claim'];
 
 export interface TrackingProjectionProps {
   data: DataTable;
