@@ -5,6 +5,7 @@ import { useLocalStack } from '../../support/stack.ts';
 import { created, eventCollector, waitForView } from '../operations/support.ts';
 import { createOrders, routePartitionItems } from '../routes/support.ts';
 import { nthTransactionNaming, throughGate } from '../routes/table-gate.ts';
+import { unplannedPendingOrderIds } from '../../../functions/routing/previews/day-orders.ts';
 import { assignedRoute, planOverRoutes } from './apply-support.ts';
 
 const collector = eventCollector();
@@ -46,6 +47,8 @@ describe('POST /v1/routing/plans/{id}/apply (decisions 17)', () => {
     expect(after.stops.map((s: any) => s.plannedArrivalAt)).toEqual(['2026-11-23T08:05:00-03:00', '2026-11-23T08:15:00-03:00', '2026-11-23T08:25:00-03:00', '2026-11-23T08:35:00-03:00']);
 
     expect(await orderOf(tenant, operator, c.id)).toMatchObject({ state: 'pending', routeId: null, stopId: null });
+    // No plan holds it any more: the first plan's route was assigned, the second plan's applied.
+    expect(await unplannedPendingOrderIds(tenant.id, route.serviceDate)).toEqual([c.id]);
     expect(await orderOf(tenant, operator, d.id)).toMatchObject({ state: 'assigned', routeId: route.id, stopId: stopIdOf(after.stops, d.id) });
     expect((await tenant.call(operator, 'GET', `/v1/routing/plans/${plan.id}`)).body).toMatchObject({ appliedAt: expect.any(String), version: plan.version + 1 });
     // Settled: no staged value or removed stop is left in the route's partition.

@@ -65,6 +65,8 @@ describe('POST /v1/routing/plans/{id}/discard (decisions 17)', () => {
     expect((await tenant.call(operator, 'GET', `/v1/routing/plans/${plan.id}`)).body.state).toBe('approved');
 
     created(await tenant.call(operator, 'POST', `/v1/field/routes/${route.id}/cancel`, { body: { version: route.version } }), 200);
+    // The cancelled route's orders are free for a whole-day preview already; V2's, never assigned, are the plan's.
+    expect(new Set(await unplannedPendingOrderIds(tenant.id, SERVICE_DATE))).toEqual(new Set([orders[0].id, orders[1].id, orders[3].id]));
     const answer = await discard(tenant, operator, plan.id, approved.version);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.state).toBe('discarded');
