@@ -55,9 +55,9 @@ export interface ResequenceResult {
   exact: boolean;
 }
 
-/** 8! = 40,320 orders of 8 stops, 0.3 M stop visits: well under a millisecond's worth of work more than the search. */
+/** 8! = 40,320 orders of 8 stops, 0.3 M stop visits: about 10 ms, far less than the search's bound. */
 export const EXACT_MAX_STOPS = 8;
-/** About 0.2-0.3 s of one core at 300 stops (docs/performance.md, "Resequencing a route"), within the 2 s of decisions 17. */
+/** 0.2-0.45 s of CPU at 300 stops on the shared machine (docs/performance.md, "Resequencing a route"), within the 2 s of decisions 17. */
 export const DEFAULT_MAX_STEPS = 12_000_000;
 const NEIGHBOURS = 10;
 
@@ -177,12 +177,32 @@ const costOf = (model: Model, current: Decoded, candidate: Int32Array, from: num
   return { late, end: tailEnd(model, t, at, scratch, late) };
 };
 
+/** The cost of a whole order, allocating nothing (`late` is scratch). */
+const costOfOrder = (model: Model, perm: Int32Array, late: Int32Array): Cost => {
+  const { duration, stops, n } = model;
+  const size = n + 1;
+  let t = model.startTime;
+  let at = 0;
+  let count = 0;
+  for (let k = 0; k < n; k++) {
+    const s = perm[k];
+    const start = serviceStartAt(stops[s].windows, t + duration[at * size + s + 1]);
+    if (start < 0) late[count++] = s;
+    else {
+      t = start + stops[s].service;
+      at = s + 1;
+    }
+  }
+  return { late: count, end: tailEnd(model, t, at, late, count) };
+};
+
 /** Every order of up to EXACT_MAX_STOPS stops (Heap's algorithm); the first best in enumeration order wins. */
 const exhaustive = (model: Model): { perm: Int32Array; steps: number } => {
   const n = model.n;
   const perm = Int32Array.from({ length: n }, (_, i) => i);
   let best = Int32Array.from(perm);
-  let bestCost = new Decoded(model, perm).cost;
+  const late = new Int32Array(n);
+  let bestCost = costOfOrder(model, perm, late);
   let steps = n;
   const c = new Int32Array(n);
   let i = 0;
@@ -190,7 +210,7 @@ const exhaustive = (model: Model): { perm: Int32Array; steps: number } => {
     if (c[i] < i) {
       const j = i % 2 === 0 ? 0 : c[i];
       [perm[j], perm[i]] = [perm[i], perm[j]];
-      const cost = new Decoded(model, perm).cost;
+      const cost = costOfOrder(model, perm, late);
       steps += n;
       if (better(cost, bestCost)) {
         bestCost = cost;
@@ -268,6 +288,8 @@ const localSearch = (model: Model, initial: Int32Array, seed: number, maxSteps: 
   const scratch = new Int32Array(n);
   let steps = 0;
   while (steps < maxSteps) {
+    // A move skipped below counts too, so that the bound is reached whatever the route.
+    steps++;
     const i = random(n);
     const near = position[neighbours[current.perm[i]][random(Math.min(NEIGHBOURS, n - 1))]];
     let from: number;

@@ -317,6 +317,16 @@ export const fixtures: Record<string, Fixture> = {
       return { member: w.driver, method: 'POST', path: `/v1/field/routes/${route.id}/stops/${route.stops[0].id}/fail`, body: { reason: personal.failureReason }, status: 409 };
     },
   },
+  resequenceRoute: {
+    prepare: async (w) => {
+      const route = await steps.startedRoute(w);
+      return { member: w.driver, method: 'POST', path: `/v1/field/routes/${route.id}/resequence`, body: { from: { latitude: -33.44, longitude: -70.62 } }, resourceId: known(route.id), status: 200 };
+    },
+    refuse: async (w) => {
+      const route = await steps.route(w);
+      return { member: w.driver, method: 'POST', path: `/v1/field/routes/${route.id}/resequence`, body: {}, status: 409 };
+    },
+  },
   finishRoute: {
     prepare: async (w) => {
       const route = await steps.startedRoute(w);

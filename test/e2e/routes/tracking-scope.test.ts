@@ -63,7 +63,7 @@ const expectViewsConverge = async (routeId: string) => {
 const view = async (order: SeededOrder) => (await call(stack(), 'GET', `/v1/track/${tokenOf(order)}`)).body;
 
 describe('the tracking views of a route, rebuilt only where a change moves them', () => {
-  it('agree with a whole rebuild after every step of a route: assigned, started, positions, outcomes, a cancelled order, evidence, the cancel', async () => {
+  it('agree with a whole rebuild after every step of a route: assigned, started, positions, outcomes, a cancelled order, evidence, a resequence, the cancel', async () => {
     const plan = await approvedPlan(tenant, operator, [{ vehicleRouteId: 'V1', orderIds: orders.map((o) => o.id) }]);
     const route = created(await tenant.call(operator, 'POST', '/v1/field/routes', { body: assignBody(plan.id, driver) }));
     const stops = route.stops as { id: string; orderId: string }[];
@@ -95,6 +95,13 @@ describe('the tracking views of a route, rebuilt only where a change moves them'
     // Evidence shows on no view; a later position moves every open stop's.
     await runAs(OPERATOR, () => table().send(new UpdateCommand({ TableName: tableName(), Key: opsKeys.stop(tenant.id, route.id, stops[2].id), UpdateExpression: 'SET evidenceCount = :n', ExpressionAttributeValues: { ':n': 3 } })));
     created(await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/positions`, { body: { latitude: -33.43, longitude: -70.67, recordedAt: new Date().toISOString() } }), 202);
+    await expectViewsConverge(route.id);
+
+    // A resequence (decisions 17) moves the open stops; an outcome after it, the stops behind its new place.
+    const reordered = created(await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/resequence`, { body: { from: { latitude: -33.47, longitude: -70.6 } } }), 200);
+    await expectViewsConverge(route.id);
+    const nextOpen = [...reordered.stops].sort((a: any, b: any) => a.sequence - b.sequence).find((s: any) => s.state === 'pending');
+    created(await tenant.call(driver, 'POST', `/v1/field/routes/${route.id}/stops/${nextOpen.id}/deliver`, { body: {} }), 200);
     await expectViewsConverge(route.id);
 
     const current = await tenant.call(operator, 'GET', `/v1/field/routes/${route.id}`);
