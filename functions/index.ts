@@ -47,7 +47,7 @@ export const functionGroups: FunctionGroup[] = [
   { name: 'orders', entry: 'functions/orders/handler.ts', operations: orderOperations, table: { items: [...requestPath, 'BatchGetItem', 'Query'] } },
   // BatchGetItem: a plan's orders (and a preview's orders and vehicles); Query: the depots of a
   // tenant; gsi1: a service date's orders, plans and previews (decisions 15).
-  { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations, table: { items: [...requestPath, 'BatchGetItem', 'Query'], queries: ['gsi1'] } },
+  { name: 'routing', entry: 'functions/routing/handler.ts', operations: routingOperations, table: { items: [...requestPath, 'BatchGetItem', 'Query', 'DeleteItem'], queries: ['gsi1'] } },
   {
     name: 'field',
     entry: 'functions/field/handler.ts',

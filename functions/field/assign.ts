@@ -12,6 +12,7 @@ import { fingerprint } from '../../shared/idempotency.ts';
 import { AssignmentInProgressError, clearHolds, readClaim, releaseDeadAssignment } from '../orders/assignment-holds.ts';
 import { findOrders, type OrderRecord } from '../orders/records.ts';
 import { finishReleases } from '../orders/route-release.ts';
+import { planAssignmentWrite } from '../routing/plan-discard.ts';
 import { getPlanRecord } from '../routing/plans.ts';
 import { acquireClaim, alreadyAssigned, claimAssignedWrite, writeChunks, type Placement } from './assignment-chunks.ts';
 import { routeItem, withStops, type StopRecord } from './records.ts';
@@ -59,6 +60,11 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
   if (plan.state !== 'approved') throw new StateConflictError('Only an approved plan can be assigned.');
   const planned = plan.routes.find((r) => r.vehicleRouteId === body.vehicleRouteId);
   if (!planned) throw new UnprocessableError('The plan has no route with this vehicleRouteId.', 'unknown_vehicle_route', [{ path: 'body.vehicleRouteId', message: 'not a route of the plan' }]);
+  if (planned.routeId !== null) {
+    throw new UnprocessableError('This planned route changes an assigned route: apply the plan instead.', 'unknown_vehicle_route', [
+      { path: 'body.vehicleRouteId', message: `changes route ${planned.routeId}; POST /v1/routing/plans/${plan.id}/apply` },
+    ]);
+  }
   if (plan.serviceDate !== body.serviceDate) {
     throw new UnprocessableError('The service date differs from the plan’s.', 'service_date_mismatch', [{ path: 'body.serviceDate', message: `the plan is for ${plan.serviceDate}` }]);
   }
@@ -147,6 +153,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
     claimAssignedWrite(tenantId, plan.id, planned.vehicleRouteId, token),
     { item: { Put: { TableName: tableName(), Item: routeItem(tenantId, route), ConditionExpression: 'attribute_not_exists(pk)' } }, onConditionFailed: alreadyAssigned },
     ...vehicle.writes,
+    planAssignmentWrite(tenantId, plan.id),
     event.write,
   ];
   return { route: { ...withStops(route, stops), warnings }, writes, afterCommit: () => clearHolds(tenantId, routeId, planned.orderIds) };

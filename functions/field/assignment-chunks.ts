@@ -30,6 +30,10 @@ export interface ClaimRequest {
   /** This run's fencing token. */
   token: string;
   now: Date;
+  /** The route the claim makes: new unless a plan changes an existing route (decisions 17). */
+  routeId?: string;
+  /** Extra fields a new claim carries (a change in place marks itself). */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -44,9 +48,9 @@ export const acquireClaim = async (request: ClaimRequest): Promise<AssignmentCla
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   const lease = now.getTime() + assignmentLeaseMs();
   if (!Item) {
-    const claim: AssignmentClaim = { routeId: newId(), state: 'assigning', owner: token, fingerprint, leaseUntil: lease, orderIds: request.orderIds, stopIds: request.orderIds.map(() => newId()) };
+    const claim: AssignmentClaim = { routeId: request.routeId ?? newId(), state: 'assigning', owner: token, fingerprint, leaseUntil: lease, orderIds: request.orderIds, stopIds: request.orderIds.map(() => newId()) };
     try {
-      await table().send(new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'plan-route-claim', tenantId, ...claim }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await table().send(new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'plan-route-claim', tenantId, ...request.extra, ...claim }, ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new ReadOutdatedError();
       throw error;
@@ -76,7 +80,7 @@ export const acquireClaim = async (request: ClaimRequest): Promise<AssignmentCla
 };
 
 /** The claim still belongs to this run; each chunk also pushes its lease on. */
-const fence = (tenantId: string, planId: string, vehicleRouteId: string, token: string, now: () => number): Write => ({
+export const fence = (tenantId: string, planId: string, vehicleRouteId: string, token: string, now: () => number): Write => ({
   item: {
     Update: {
       TableName: tableName(),

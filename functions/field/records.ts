@@ -3,6 +3,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
+import { committedChanges } from '../orders/assignment-holds.ts';
 import { receiptsByStop, storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 import { guidesByStop, readStopGuide, refreshAdopted, stopGuideView } from './stop-guides.ts';
@@ -125,6 +126,43 @@ export const getRouteRecord = async (tenantId: string, routeId: string): Promise
 };
 
 /**
+ * A stop item as a plan applied in place leaves it until the change is settled (decisions 17,
+ * route-change.ts): a new stop is `stagedFor` the change, a kept or removed one carries the
+ * change's `next` values. Once the change's claim reads `assigned` they stand; until then (or
+ * if the change never commits) the stop reads as it was and a staged one does not exist.
+ */
+interface StagedChange {
+  planId: string;
+  vehicleRouteId: string;
+}
+type NextValues = StagedChange & { sequence?: number; plannedArrivalAt?: string | null; removed?: boolean };
+
+export const resolveStopItems = async (tenantId: string, routeId: string, items: Record<string, unknown>[]): Promise<Record<string, unknown>[]> => {
+  const staged = items.filter((i) => i.entity === 'stop' && (i.stagedFor || i.next));
+  if (staged.length === 0) return items;
+  const committed = await committedChanges(
+    tenantId,
+    staged.map((i) => ({ ...((i.stagedFor ?? i.next) as StagedChange), routeId })),
+  );
+  const out: Record<string, unknown>[] = [];
+  for (const item of items) {
+    if (item.entity !== 'stop') {
+      out.push(item);
+      continue;
+    }
+    const { stagedFor, next, ...stop } = item as Record<string, unknown> & { stagedFor?: StagedChange; next?: NextValues };
+    if (stagedFor && !committed({ ...stagedFor, routeId })) continue;
+    if (next && committed({ ...next, routeId })) {
+      if (next.removed) continue;
+      out.push({ ...stop, sequence: next.sequence ?? stop.sequence, plannedArrivalAt: next.plannedArrivalAt ?? undefined });
+      continue;
+    }
+    out.push(stop);
+  }
+  return out;
+};
+
+/**
  * The route's partition: its stops in sequence order and its last position. Given the route's
  * state, a cancelled route's stops still stored pending read as the removed stops they are
  * (its cancel writes them after the route, route-cancel.ts).
@@ -139,6 +177,7 @@ export const readRoutePartition = async (tenantId: string, routeId: string, rout
   })) {
     items.push(item);
   }
+  items.splice(0, items.length, ...(await resolveStopItems(tenantId, routeId, items)));
   const guides = await refreshAdopted(tenantId, guidesByStop(items));
   const receipts = receiptsByStop(items, new Date());
   const order = toRouteSequence(items.find((i) => i.entity === ROUTE_SEQUENCE_ENTITY));
@@ -152,10 +191,12 @@ export const readRoutePartition = async (tenantId: string, routeId: string, rout
 };
 
 export const getStopRecord = async (tenantId: string, routeId: string, stopId: string): Promise<StopRecord> => {
-  const [{ Item }, order] = await Promise.all([
+  const [{ Item: stored }, order] = await Promise.all([
     table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.stop(tenantId, routeId, stopId), ConsistentRead: true })),
     table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.routeSequence(tenantId, routeId), ConsistentRead: true })),
   ]);
+  // A stop staged by a plan applied in place reads as that change left it (or not at all).
+  const [Item] = stored ? await resolveStopItems(tenantId, routeId, [stored]) : [];
   if (!Item) throw new NotFoundError('No stop with this id on this route.');
   const [stop] = sequenced([toStopRecord(Item)], toRouteSequence(order.Item));
   return { ...stop, dispatchGuide: await readStopGuide(tenantId, routeId, stopId) };

@@ -8,6 +8,31 @@ import { orderItem, toOrderRecord, type AssignmentHold, type OrderRecord } from 
 
 export type { AssignmentHold } from './order-record.ts';
 
+/** A change of a plan applied in place, named by its plan route's claim (functions/field/route-change.ts). */
+export interface ChangeRef {
+  planId: string;
+  vehicleRouteId: string;
+  routeId: string;
+}
+
+const changeKey = (ref: ChangeRef): string => `${ref.planId}/${ref.vehicleRouteId}/${ref.routeId}`;
+
+/**
+ * Which changes of plans applied in place have committed: their claim reads `assigned` for that
+ * route. One GetItem per distinct claim (a page of orders or a route's stops name few).
+ */
+export const committedChanges = async (tenantId: string, refs: ChangeRef[]): Promise<(ref: ChangeRef) => boolean> => {
+  const unique = new Map(refs.map((ref) => [changeKey(ref), ref]));
+  const done = new Set<string>();
+  await Promise.all(
+    [...unique.entries()].map(async ([key, ref]) => {
+      const claim = await readClaim(tenantId, ref.planId, ref.vehicleRouteId);
+      if (claim?.state === 'assigned' && claim.routeId === ref.routeId) done.add(key);
+    }),
+  );
+  return (ref) => done.has(changeKey(ref));
+}
+
 /** The planned-route claim of an assignment, as its chunks and rollbacks read it. */
 export interface AssignmentClaim {
   routeId: string;
@@ -20,6 +45,8 @@ export interface AssignmentClaim {
   leaseUntil: number;
   orderIds: string[];
   stopIds: string[];
+  /** A plan applied in place (decisions 17): what the change did, kept for a run that comes after it committed. */
+  outcome?: unknown;
 }
 
 /**
@@ -43,6 +70,7 @@ export const toClaim = (item: Record<string, unknown>): AssignmentClaim => ({
   leaseUntil: (item.leaseUntil as number | undefined) ?? 0,
   orderIds: (item.orderIds as string[] | undefined) ?? [],
   stopIds: (item.stopIds as string[] | undefined) ?? [],
+  outcome: item.outcome,
 });
 
 export const readClaim = async (tenantId: string, planId: string, vehicleRouteId: string): Promise<AssignmentClaim | undefined> => {
@@ -73,11 +101,13 @@ const existingRoutes = async (tenantId: string, routeIds: string[]): Promise<Set
 export const resolveHolds = async (tenantId: string, orders: OrderRecord[]): Promise<OrderRecord[]> => {
   const held = orders.filter((o) => o.hold);
   if (held.length === 0) return orders;
-  const routes = await existingRoutes(tenantId, held.map((o) => o.hold!.routeId));
+  const routes = await existingRoutes(tenantId, held.filter((o) => !o.hold!.inPlace).map((o) => o.hold!.routeId));
+  const committed = await committedChanges(tenantId, held.filter((o) => o.hold!.inPlace).map((o) => o.hold!));
   return orders.map((order) => {
     const hold = order.hold;
-    if (!hold || routes.has(hold.routeId)) return order;
-    return { ...order, state: 'pending', routeId: null, stopId: null, version: hold.version, updatedAt: hold.updatedAt, heldBy: hold };
+    if (!hold || (hold.inPlace ? committed(hold) : routes.has(hold.routeId))) return order;
+    const before = hold.from ? { state: 'assigned' as const, routeId: hold.from.routeId, stopId: hold.from.stopId } : { state: 'pending' as const, routeId: null, stopId: null };
+    return { ...order, ...before, version: hold.version, updatedAt: hold.updatedAt, heldBy: hold };
   });
 };
 
@@ -141,7 +171,8 @@ export const rollBackAssignment = async (tenantId: string, planId: string, vehic
   for (let i = 0; i < moved.length; i += ROLLBACK_CHUNK) {
     const writes: Write[] = moved.slice(i, i + ROLLBACK_CHUNK).map((order) => {
       const hold = order.hold!;
-      const before: OrderRecord = { ...order, state: 'pending', routeId: null, stopId: null, version: hold.version, updatedAt: hold.updatedAt };
+      const back = hold.from ? { state: 'assigned' as const, routeId: hold.from.routeId, stopId: hold.from.stopId } : { state: 'pending' as const, routeId: null, stopId: null };
+      const before: OrderRecord = { ...order, ...back, version: hold.version, updatedAt: hold.updatedAt };
       return {
         item: {
           Put: {

@@ -22,6 +22,13 @@ export interface AssignmentHold {
   /** The order's version and updatedAt before the assignment moved it. */
   version: number;
   updatedAt: string;
+  /**
+   * decisions 17: a plan applied over an existing route (functions/field/route-change.ts). The
+   * route exists already, so the move stands once the plan route's claim reads `assigned`; until
+   * then the order reads as it was: pending, or on the route `from` it left.
+   */
+  inPlace?: boolean;
+  from?: { routeId: string; stopId: string };
 }
 
 export const holdOf = (item: Record<string, unknown>): AssignmentHold | undefined => (item.assigning as AssignmentHold | undefined) ?? undefined;
@@ -47,6 +54,8 @@ export interface OrderRecord extends Omit<Order, 'trackingUrl' | 'dispatchGuide'
   heldBy?: AssignmentHold;
   /** As stored: the route whose cancel marked it, to be written back to pending (route-release.ts). */
   releasing?: string;
+  /** As stored: the plan applied in place that takes it off `releasing` (decisions 17), and when. */
+  releasingChange?: { planId: string; vehicleRouteId: string; at: string };
   /** As read: its route was cancelled and it reads pending, though not yet written back. */
   releasedFrom?: string;
 }
@@ -81,6 +90,7 @@ export const toOrderRecord = (item: Record<string, unknown>): OrderRecord => ({
   cancelledAt: (item.cancelledAt as string | undefined) ?? null,
   hold: holdOf(item),
   releasing: (item.releasing as string | undefined) ?? undefined,
+  releasingChange: (item.releasingChange as OrderRecord['releasingChange'] | undefined) ?? undefined,
 });
 
 export const orderItem = (tenantId: string, order: OrderRecord) => ({

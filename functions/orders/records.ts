@@ -7,15 +7,16 @@ import { resolveHolds } from './assignment-holds.ts';
 import { toOrderRecord, type OrderRecord } from './order-record.ts';
 import { resolveReleases } from './route-release.ts';
 
-/** Orders as readers see them: an unfinished assignment's or a cancelled route's changes resolved. */
-export const resolveOrders = async (tenantId: string, orders: OrderRecord[]): Promise<OrderRecord[]> => resolveReleases(tenantId, await resolveHolds(tenantId, orders));
 import type { Order } from './schemas.ts';
 import { trackingUrl } from './tracking-token.ts';
 
 export type { OrderLineRecord };
 export { orderItem, toOrderRecord, type OrderRecord } from './order-record.ts';
 
-export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h, heldBy: _b, releasing: _r, releasedFrom: _f, ...rest }: OrderRecord, baseUrl: string): Order => ({
+/** Orders as readers see them: an unfinished assignment's or a cancelled route's changes resolved. */
+export const resolveOrders = async (tenantId: string, orders: OrderRecord[]): Promise<OrderRecord[]> => resolveReleases(tenantId, await resolveHolds(tenantId, orders));
+
+export const toOrder = ({ trackingToken, customerExternalId: _c, lines, hold: _h, heldBy: _b, releasing: _r, releasingChange: _rc, releasedFrom: _f, ...rest }: OrderRecord, baseUrl: string): Order => ({
   ...rest,
   lines: lines.map(({ variantExternalId: _v, ...line }) => line),
   trackingUrl: trackingUrl(trackingToken, baseUrl),

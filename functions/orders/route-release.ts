@@ -4,6 +4,7 @@ import { StateConflictError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, type Write } from '../../shared/table/transaction.ts';
+import { committedChanges } from './assignment-holds.ts';
 import { orderItem, type OrderRecord } from './order-record.ts';
 
 /**
@@ -27,13 +28,24 @@ const cancelledRoutes = async (tenantId: string, routeIds: string[]): Promise<Ma
 
 const releasable = (order: OrderRecord): boolean => Boolean(order.releasing && order.state === 'assigned' && order.routeId === order.releasing);
 
-/** Orders as readers must see them: one its cancelled route has not written back yet reads pending. */
+/**
+ * Orders as readers must see them: one its cancelled route has not written back yet reads
+ * pending, and so does one a plan applied in place took off its route (decisions 17) once that
+ * change committed (`releasingChange`, functions/field/route-change.ts).
+ */
 export const resolveReleases = async (tenantId: string, orders: OrderRecord[]): Promise<OrderRecord[]> => {
   const marked = orders.filter(releasable);
   if (marked.length === 0) return orders;
   const cancelled = await cancelledRoutes(tenantId, marked.map((o) => o.releasing!));
+  const changes = marked.filter((o) => o.releasingChange).map((o) => ({ ...o.releasingChange!, routeId: o.releasing! }));
+  const committed = await committedChanges(tenantId, changes);
+  const releasedAt = (order: OrderRecord): string | undefined => {
+    const change = order.releasingChange;
+    if (change && committed({ ...change, routeId: order.releasing! })) return change.at;
+    return cancelled.get(order.releasing!);
+  };
   return orders.map((order) => {
-    const at = releasable(order) ? cancelled.get(order.releasing!) : undefined;
+    const at = releasable(order) ? releasedAt(order) : undefined;
     if (at === undefined) return order;
     return { ...order, state: 'pending', routeId: null, stopId: null, version: order.version + 1, updatedAt: at, releasedFrom: order.releasing };
   });

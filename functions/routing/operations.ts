@@ -1,10 +1,12 @@
 import { defineOperation } from '../../shared/http/operation.ts';
 import { IdParams } from '../../shared/http/schemas.ts';
 import { depotOperations } from './depot-operations.ts';
+import { applyPlanOperation } from './plan-apply-operation.ts';
+import { discardPlan } from './plan-discard.ts';
 import { approvePlan, createPlan, getPlan } from './plans.ts';
 import { previewMapOperation } from './preview-map-operation.ts';
 import { previewOperations } from './preview-operations.ts';
-import { ApproveBody, CreatePlanBody, RoutePlan } from './schemas.ts';
+import { ApproveBody, CreatePlanBody, PlanVersionBody, RoutePlan } from './schemas.ts';
 
 const tag = 'Routing';
 
@@ -61,4 +63,27 @@ export const approvePlanOperation = defineOperation({
   },
 });
 
-export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, ...depotOperations, ...previewOperations, previewMapOperation];
+export const discardPlanOperation = defineOperation({
+  operationId: 'discardRoutePlan',
+  method: 'POST',
+  path: '/v1/routing/plans/{id}/discard',
+  summary: 'Discard a route plan none of whose routes is assigned: its orders are free again',
+  tag,
+  permission: 'plans.write',
+  idempotent: true,
+  params: IdParams,
+  body: PlanVersionBody,
+  responses: {
+    200: { description: 'The plan, state discarded; a whole-day preview takes its orders again, and its preview may give a new plan', schema: RoutePlan },
+    409: {
+      description:
+        '`version_mismatch`; `plan_in_use` (with `vehicleRouteIds`): routes of the plan are assigned now (cancel them first; a cancelled one does not count); `invalid_state`: the plan is discarded already',
+    },
+  },
+  handle: async ({ params, body, caller }) => {
+    const { plan, writes } = await discardPlan(caller.tenantId, params.id, body.version, caller.now);
+    return { status: 200, body: plan, writes, resourceId: plan.id };
+  },
+});
+
+export const routingOperations = [createPlanOperation, getPlanOperation, approvePlanOperation, discardPlanOperation, applyPlanOperation, ...depotOperations, ...previewOperations, previewMapOperation];

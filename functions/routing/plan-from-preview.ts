@@ -7,6 +7,8 @@ import type { Write } from '../../shared/table/transaction.ts';
 import { findOrders } from '../orders/records.ts';
 import { getPreviewItem, toPreview } from './preview-record.ts';
 import type { Preview } from './preview-schemas.ts';
+import type { PlanRecord } from './plans.ts';
+import type { PreviewRequest } from './previews/request.ts';
 import type { RoutePlan } from './schemas.ts';
 
 /** decisions 15: only a `ready` preview has routes to read, draw or plan. */
@@ -40,12 +42,14 @@ const ordersOf = (preview: Preview): string[] => [...preview.routes.flatMap((rou
  * transaction takes. An order that moves on between this read and the commit is caught where
  * it matters, by the route assignment's own pending check.
  */
-const checkOrdersUnchanged = async (tenantId: string, preview: Preview): Promise<void> => {
+const checkOrdersUnchanged = async (tenantId: string, preview: Preview, changedRoutes: ReadonlySet<string>): Promise<void> => {
   const ids = ordersOf(preview);
   const orders = await findOrders(tenantId, ids);
+  // An order on a route the preview changes is `assigned` to it (decisions 17); every other one is pending.
+  const available = (order: { state: string; routeId: string | null }) => order.state === 'pending' || (order.state === 'assigned' && order.routeId !== null && changedRoutes.has(order.routeId));
   const outdated = ids.filter((id) => {
     const order = orders.get(id);
-    return !order || order.state !== 'pending' || order.updatedAt > preview.createdAt;
+    return !order || !available(order) || order.updatedAt > preview.createdAt;
   });
   if (outdated.length > 0) throw new PreviewOutdatedError(outdated);
 };
@@ -79,25 +83,29 @@ export const planOfPreview = async (
   tenantId: string,
   previewId: string,
   now: Date,
-): Promise<{ plan: RoutePlan; plannedArrivals: Record<string, string>; claim: Write }> => {
+): Promise<{ plan: RoutePlan; plannedArrivals: Record<string, string>; changesRoutes: PlanRecord['changesRoutes']; claim: Write }> => {
   const item = await getPreviewItem(tenantId, previewId);
   const preview = toPreview(item);
   if (preview.state !== 'ready') throw new PreviewNotReadyError(preview.state);
   if (item.planId !== undefined) throw new PreviewAlreadyPlannedError(item.planId as string);
-  await checkOrdersUnchanged(tenantId, preview);
+  // Previews stored before decisions 17 (or by tests) may hold no request routes.
+  const changesRoutes = (item.request as Partial<PreviewRequest> | undefined)?.routes ?? [];
+  await checkOrdersUnchanged(tenantId, preview, new Set(changesRoutes.map((r) => r.routeId)));
   const at = nowIso(now);
   const plan: RoutePlan = {
     id: newId(),
     serviceDate: preview.serviceDate,
     state: 'preview',
     previewId: preview.id,
-    routes: preview.routes.map((route) => ({ vehicleRouteId: route.vehicleRouteId, orderIds: route.stops.map((stop) => stop.orderId) })),
+    routes: preview.routes.map((route) => ({ vehicleRouteId: route.vehicleRouteId, routeId: route.routeId, orderIds: route.stops.map((stop) => stop.orderId) })),
     unassignedOrderIds: preview.unassigned.map((u) => u.orderId),
     version: 1,
     createdAt: at,
     updatedAt: at,
     approvedAt: null,
+    appliedAt: null,
+    discardedAt: null,
   };
   const plannedArrivals = Object.fromEntries(preview.routes.flatMap((route) => route.stops.map((stop) => [stop.orderId, stop.arrivalAt])));
-  return { plan, plannedArrivals, claim: claimPreview(tenantId, preview.id, plan.id) };
+  return { plan, plannedArrivals, changesRoutes, claim: claimPreview(tenantId, preview.id, plan.id) };
 };

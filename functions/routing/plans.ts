@@ -16,12 +16,15 @@ const toPlan = (item: Record<string, unknown>): RoutePlan => ({
   serviceDate: item.serviceDate as string,
   state: item.state as RoutePlan['state'],
   previewId: item.previewId as string,
-  routes: item.routes as RoutePlan['routes'],
+  // Plans stored before decisions 17 name no routeId: their routes are all new.
+  routes: (item.routes as RoutePlan['routes']).map((route) => ({ vehicleRouteId: route.vehicleRouteId, routeId: route.routeId ?? null, orderIds: route.orderIds })),
   unassignedOrderIds: item.unassignedOrderIds as string[],
   version: item.version as number,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
   approvedAt: (item.approvedAt as string | undefined) ?? null,
+  appliedAt: (item.appliedAt as string | undefined) ?? null,
+  discardedAt: (item.discardedAt as string | undefined) ?? null,
 });
 
 /**
@@ -29,9 +32,19 @@ const toPlan = (item: Record<string, unknown>): RoutePlan => ({
  * arrival (orderId → date-time with the tenant's offset), which the route's stops show as
  * `plannedArrivalAt` (decisions 15). Empty for a client-computed plan.
  */
-export type PlanRecord = RoutePlan & { plannedArrivals: Record<string, string> };
+export type PlanRecord = RoutePlan & {
+  plannedArrivals: Record<string, string>;
+  /**
+   * decisions 17, a plan from a preview over assigned routes: every route the preview named, with
+   * its vehicle and the version it had then (a named route left with no order has no route in
+   * the plan, and its apply cancels it). Empty otherwise.
+   */
+  changesRoutes: Array<{ routeId: string; vehicleId: string; version: number }>;
+  /** Routes assigned from the plan so far (POST /v1/field/routes counts them), so a discard sees one that lands meanwhile. */
+  assignments: number;
+};
 
-const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<string, string> = {}) => ({
+const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<string, string> = {}, changesRoutes: PlanRecord['changesRoutes'] = []) => ({
   ...opsKeys.plan(tenantId, plan.id),
   ...opsKeys.plansByDate(tenantId, plan.serviceDate, plan.id),
   entity: 'route-plan',
@@ -46,7 +59,10 @@ const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<str
   createdAt: plan.createdAt,
   updatedAt: plan.updatedAt,
   approvedAt: plan.approvedAt ?? undefined,
+  appliedAt: plan.appliedAt ?? undefined,
+  discardedAt: plan.discardedAt ?? undefined,
   plannedArrivals: Object.keys(plannedArrivals).length > 0 ? plannedArrivals : undefined,
+  changesRoutes: changesRoutes.length > 0 ? changesRoutes : undefined,
 });
 
 /** Every named order must exist, be pending, be for the plan's day and appear only once. */
@@ -73,14 +89,14 @@ const checkOrders = async (tenantId: string, body: ClientPlanBody): Promise<void
   if (issues.length > 0) throw new UnprocessableError('The plan names orders it cannot take.', 'invalid_plan', issues);
 };
 
-const putNewPlan = (tenantId: string, plan: RoutePlan, plannedArrivals?: Record<string, string>): Write => ({
-  item: { Put: { TableName: tableName(), Item: planItem(tenantId, plan, plannedArrivals), ConditionExpression: 'attribute_not_exists(pk)' } },
+const putNewPlan = (tenantId: string, plan: RoutePlan, plannedArrivals?: Record<string, string>, changesRoutes?: PlanRecord['changesRoutes']): Write => ({
+  item: { Put: { TableName: tableName(), Item: planItem(tenantId, plan, plannedArrivals, changesRoutes), ConditionExpression: 'attribute_not_exists(pk)' } },
 });
 
 export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Date): Promise<{ plan: RoutePlan; writes: Write[] }> => {
   if (body.previewId !== undefined) {
-    const { plan, plannedArrivals, claim } = await planOfPreview(tenantId, body.previewId, now);
-    return { plan, writes: [putNewPlan(tenantId, plan, plannedArrivals), claim] };
+    const { plan, plannedArrivals, changesRoutes, claim } = await planOfPreview(tenantId, body.previewId, now);
+    return { plan, writes: [putNewPlan(tenantId, plan, plannedArrivals, changesRoutes), claim] };
   }
   const at = nowIso(now);
   const plan: RoutePlan = {
@@ -89,12 +105,14 @@ export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Da
     state: 'preview',
     // A client-computed plan has no preview; the event's previewId is still a fresh id of its own.
     previewId: newId(),
-    routes: body.routes.map((route, i) => ({ vehicleRouteId: route.vehicleRouteId ?? `R${i + 1}`, orderIds: route.orderIds })),
+    routes: body.routes.map((route, i) => ({ vehicleRouteId: route.vehicleRouteId ?? `R${i + 1}`, routeId: null, orderIds: route.orderIds })),
     unassignedOrderIds: body.unassignedOrderIds,
     version: 1,
     createdAt: at,
     updatedAt: at,
     approvedAt: null,
+    appliedAt: null,
+    discardedAt: null,
   };
   // Measured before its orders are read: one too large to store is a 422, never DynamoDB's 500.
   assertPlanFits(planItem(tenantId, plan), plan);
@@ -105,16 +123,21 @@ export const createPlan = async (tenantId: string, body: CreatePlanBody, now: Da
 export const getPlanRecord = async (tenantId: string, planId: string): Promise<PlanRecord> => {
   const { Item } = await table().send(new GetCommand({ TableName: tableName(), Key: opsKeys.plan(tenantId, planId), ConsistentRead: true }));
   if (!Item) throw new NotFoundError('No route plan with this id.');
-  return { ...toPlan(Item), plannedArrivals: (Item.plannedArrivals as Record<string, string> | undefined) ?? {} };
+  return {
+    ...toPlan(Item),
+    plannedArrivals: (Item.plannedArrivals as Record<string, string> | undefined) ?? {},
+    changesRoutes: (Item.changesRoutes as PlanRecord['changesRoutes'] | undefined) ?? [],
+    assignments: (Item.assignments as number | undefined) ?? 0,
+  };
 };
 
 export const getPlan = async (tenantId: string, planId: string): Promise<RoutePlan> => {
-  const { plannedArrivals: _planned, ...plan } = await getPlanRecord(tenantId, planId);
+  const { plannedArrivals: _planned, changesRoutes: _changes, assignments: _assignments, ...plan } = await getPlanRecord(tenantId, planId);
   return plan;
 };
 
 export const approvePlan = async (tenantId: string, planId: string, version: number, now: Date): Promise<{ plan: RoutePlan; writes: Write[] }> => {
-  const { plannedArrivals, ...current } = await getPlanRecord(tenantId, planId);
+  const { plannedArrivals, changesRoutes, assignments: _assignments, ...current } = await getPlanRecord(tenantId, planId);
   if (current.version !== version) throw new VersionMismatchError(current.version, version);
   if (current.state !== 'preview') throw new StateConflictError(`A plan that is ${current.state} cannot be approved.`);
   const at = nowIso(now);
@@ -129,7 +152,7 @@ export const approvePlan = async (tenantId: string, planId: string, version: num
     item: {
       Put: {
         TableName: tableName(),
-        Item: planItem(tenantId, plan, plannedArrivals),
+        Item: planItem(tenantId, plan, plannedArrivals, changesRoutes),
         ConditionExpression: 'attribute_exists(pk) AND version = :version AND #state = :preview',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':version': version, ':preview': 'preview' },

@@ -37,6 +37,10 @@ export const renderMapOfPreview = async (tenantId: string, previewId: string, la
     routes: preview.routes.map((route) => ({
       vehicleRouteId: route.vehicleRouteId,
       distanceMeters: route.distanceMeters,
+      vehicle: { label: route.label, plate: route.plate },
+      // The preview's times carry the tenant's offset: their clock part is the local time.
+      leavesAt: route.startAt.slice(11, 16),
+      backAt: route.endAt.slice(11, 16),
       stops: route.stops.map((stop) => marker(orders.get(stop.orderId), stop.arrivalAt)).filter((m): m is MapMarker => m !== undefined),
     })),
     unassigned: preview.unassigned.map((u) => marker(orders.get(u.orderId))).filter((m): m is MapMarker => m !== undefined),

@@ -9,6 +9,10 @@ export type MapMarker = MapPoint & { detail?: string };
 export interface MapRoute {
   vehicleRouteId: string;
   distanceMeters: number;
+  /** decisions 17: the legend names the vehicle (label and plate) and its leaving and return times (`HH:MM`). */
+  vehicle?: { label: string | null; plate: string | null };
+  leavesAt?: string;
+  backAt?: string;
   stops: MapMarker[];
 }
 export interface PreviewMapInput {
@@ -26,6 +30,14 @@ const HEADER_H = 48;
 const LEGEND_W = 320;
 const MARGIN = 36;
 const ROW_H = 24;
+/** A route's row in the legend: its line, id, vehicle, stops and km; then its times. */
+const ROUTE_ROW_H = 42;
+/** The legend is 320 px wide: a longer vehicle label is cut (the plate always shows). */
+const MAX_LABEL_CHARS = 20;
+
+const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text);
+const vehicleName = (vehicle: MapRoute['vehicle']): string =>
+  vehicle ? [vehicle.label ? cut(vehicle.label, MAX_LABEL_CHARS) : null, vehicle.plate].filter(Boolean).join(' · ') : '';
 /** Half the smallest span drawn, in degrees (about 550 m): one point, or all in one place, still makes a map. */
 const MIN_HALF_SPAN = 0.005;
 const METRES_PER_DEGREE = (Math.PI / 180) * 6_371_008.8;
@@ -86,7 +98,7 @@ const depotSymbol = (x: number, y: number, title: string, size = 1): string => {
 const hollow = (x: number, y: number, r: number, title?: string): string =>
   `<g class="unassigned">${title ? `<title>${escapeXml(title)}</title>` : ''}<circle cx="${n1(x)}" cy="${n1(y)}" r="${r}" fill="#ffffff" stroke="#222222" stroke-width="2.5"/></g>`;
 
-/** The legend: totals, the depot, one row per route (its line, id, stops, km), the unassigned. Returns its rows and bottom. */
+/** The legend: totals, the depot, one row per route (its line, id, vehicle, stops, km, times), the unassigned. Returns its rows and bottom. */
 const legendOf = (input: PreviewMapInput, km: (metres: number) => string, count: Intl.NumberFormat): { svg: string; bottom: number } => {
   const t = mapTexts[input.lang];
   const x = MAP_W + 20;
@@ -104,9 +116,14 @@ const legendOf = (input: PreviewMapInput, km: (metres: number) => string, count:
     const { colour, dash } = routeStyle(i);
     rows.push(
       `<g class="legend-route"><line x1="${x}" y1="${y - 4}" x2="${x + 30}" y2="${y - 4}" stroke="${colour}" stroke-width="4" stroke-linecap="round"${dash ? ` stroke-dasharray="${dash}"` : ''}/>` +
-        `<text x="${x + 40}" y="${y}" font-size="13" fill="#111111"><tspan font-weight="700">${escapeXml(route.vehicleRouteId)}</tspan> <tspan fill="#3d4752">${escapeXml(t.route(route.stops.length, count.format(route.stops.length), km(route.distanceMeters)))}</tspan></text></g>`,
+        `<text x="${x + 40}" y="${y}" font-size="13" fill="#111111"><tspan font-weight="700">${escapeXml(route.vehicleRouteId)}</tspan>${vehicleName(route.vehicle) ? ` <tspan class="legend-vehicle">${escapeXml(vehicleName(route.vehicle))}</tspan>` : ''}</text>` +
+        `<text x="${x + 40}" y="${y + 17}" font-size="12" fill="#3d4752">${escapeXml(
+          [t.route(route.stops.length, count.format(route.stops.length), km(route.distanceMeters)), route.leavesAt && route.backAt ? t.times(route.leavesAt, route.backAt) : undefined]
+            .filter(Boolean)
+            .join(' · '),
+        )}</text></g>`,
     );
-    y += ROW_H;
+    y += ROUTE_ROW_H;
   });
   rows.push(`<g class="legend-unassigned">${hollow(x + 15, y - 4, 6)}<text x="${x + 40}" y="${y}" font-size="13" font-weight="700" fill="#111111">${escapeXml(t.unassigned(count.format(input.unassigned.length)))}</text></g>`);
   return { svg: `<g class="legend">${rows.join('')}</g>`, bottom: y + 16 };

@@ -49,16 +49,27 @@ export const toPreviewSummary = (item: Record<string, unknown>): PreviewSummary 
   totals: (item.totals as Preview['totals'] | undefined) ?? null,
   // Previews solved before decisions 18 did not record what stopped the search.
   solver: { stoppedBy: null, ...(item.solver as Partial<Preview['solver']>) } as Preview['solver'],
+  earliestStartAt: (item.earliestStartAt as string | undefined) ?? null,
   version: item.version as number,
   createdAt: item.createdAt as string,
   updatedAt: item.updatedAt as string,
 });
 
+/** Previews solved before decisions 17 stored no sequence, reference, routeId, label or plate. */
+const withGlance = (routes: Preview['routes']): Preview['routes'] =>
+  routes.map((route) => ({
+    ...route,
+    routeId: route.routeId ?? null,
+    label: route.label ?? null,
+    plate: route.plate ?? null,
+    stops: route.stops.map((stop, i) => ({ ...stop, sequence: stop.sequence ?? i + 1, reference: stop.reference ?? null })),
+  }));
+
 export const toPreview = (item: Record<string, unknown>): Preview => {
-  const { routes, unassigned } = unpackResult(item.result);
+  const { routes: stored, unassigned } = unpackResult(item.result);
   // In the order the specification lists the fields: the routes and unassigned orders after failure.
-  const { totals, solver, version, createdAt, updatedAt, ...head } = toPreviewSummary(item);
-  return { ...head, routes, unassigned, totals, solver, version, createdAt, updatedAt };
+  const { totals, solver, earliestStartAt, version, createdAt, updatedAt, ...head } = toPreviewSummary(item);
+  return { ...head, routes: withGlance(stored), unassigned, totals, solver, earliestStartAt, version, createdAt, updatedAt };
 };
 
 /** The stored item itself, for writers that need its extra fields (the worker, the plan). */

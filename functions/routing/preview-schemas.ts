@@ -14,6 +14,8 @@ export const MAX_ROUTE_STOPS = 300;
 export const MAX_PREVIEW_ORDERS = 1000;
 export const MAX_PREVIEW_VEHICLES = 100;
 export const MAX_TIME_LIMIT_SECONDS = 120;
+/** Assigned routes a preview may change (decisions 17). */
+export const MAX_PREVIEW_ROUTES = 100;
 
 const Int = (min: number, max: number) => v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
 
@@ -28,6 +30,14 @@ export const CreatePreviewBody = v.strictObject({
   serviceDate: IsoDate,
   depotId: Uuid,
   orderIds: v.optional(v.pipe(v.array(Uuid), v.minLength(1, 'name at least one order, or leave orderIds out'), v.maxLength(MAX_PREVIEW_ORDERS, `at most ${MAX_PREVIEW_ORDERS} orders`))),
+  routeIds: v.optional(
+    v.pipe(
+      v.array(Uuid),
+      v.maxLength(MAX_PREVIEW_ROUTES, `at most ${MAX_PREVIEW_ROUTES} routes`),
+      v.description('Assigned routes of the date to change (decisions 17): their orders join the problem and each keeps its vehicle, which must be in vehicles'),
+    ),
+    [],
+  ),
   vehicles: v.pipe(v.array(PreviewVehicleInput), v.minLength(1, 'a preview needs at least one vehicle'), v.maxLength(MAX_PREVIEW_VEHICLES, `at most ${MAX_PREVIEW_VEHICLES} vehicles`)),
   objective: v.optional(v.picklist(previewObjectives, 'must be duration, distance or vehicles'), 'duration'),
   timeLimitSeconds: v.optional(Int(1, MAX_TIME_LIMIT_SECONDS)),
@@ -44,7 +54,9 @@ export const PreviewQuery = v.strictObject({
 const Load = v.object({ weightKg: v.number(), volumeM3: v.number() });
 
 export const PreviewStop = v.object({
+  sequence: v.pipe(v.number(), v.description('1-based place on the route')),
   orderId: Uuid,
+  reference: v.pipe(v.nullable(v.string()), v.description('The order’s reference (null on previews solved before it was shown)')),
   arrivalAt: DateTime,
   serviceStartAt: DateTime,
   departureAt: DateTime,
@@ -55,7 +67,10 @@ export type PreviewStop = v.InferOutput<typeof PreviewStop>;
 
 export const PreviewRoute = v.object({
   vehicleRouteId: v.string(),
+  routeId: v.pipe(v.nullable(Uuid), v.description('The assigned route this one changes (decisions 17), or null for a new route')),
   vehicleId: Uuid,
+  label: v.pipe(v.nullable(v.string()), v.description('The vehicle’s label in the registry when the preview was asked')),
+  plate: v.pipe(v.nullable(v.string()), v.description('The vehicle’s plate in the registry when the preview was asked')),
   startAt: DateTime,
   endAt: DateTime,
   distanceMeters: v.number(),
@@ -97,6 +112,10 @@ const tailFields = {
       v.description('What ended the search (decisions 18): `work`, its deterministic budget, or `time`, the time limit first (only then may a repeat differ); null until the preview is solved'),
     ),
   }),
+  earliestStartAt: v.pipe(
+    v.nullable(DateTime),
+    v.description('For a preview of today in the tenant’s zone: no route leaves the depot before it (createdAt + planningLeadMinutes, rounded up to the minute); null for other days'),
+  ),
   version: Version,
   createdAt: DateTime,
   updatedAt: DateTime,

@@ -39,19 +39,29 @@ export type CreatePlanBody = v.InferOutput<typeof CreatePlanBody>;
 export type ClientPlanBody = v.InferOutput<typeof ClientPlanBody>;
 
 export const ApproveBody = v.strictObject({ version: Version });
+/** Discard and apply name the plan's version, as approve does (decisions 17). */
+export const PlanVersionBody = ApproveBody;
 
 export const RoutePlan = v.pipe(
   v.object({
     id: Uuid,
     serviceDate: IsoDate,
-    state: v.picklist(['preview', 'approved']),
+    state: v.picklist(['preview', 'approved', 'discarded']),
     previewId: Uuid,
-    routes: v.array(v.object({ vehicleRouteId: v.string(), orderIds: v.array(Uuid) })),
+    routes: v.array(
+      v.object({
+        vehicleRouteId: v.string(),
+        routeId: v.pipe(v.nullable(Uuid), v.description('The assigned route this planned route changes when the plan is applied (decisions 17); null for a new route, assigned with POST /v1/field/routes')),
+        orderIds: v.array(Uuid),
+      }),
+    ),
     unassignedOrderIds: v.array(Uuid),
     version: Version,
     createdAt: DateTime,
     updatedAt: DateTime,
     approvedAt: v.nullable(DateTime),
+    appliedAt: v.pipe(v.nullable(DateTime), v.description('When POST .../apply changed the assigned routes the plan names')),
+    discardedAt: v.nullable(DateTime),
   }),
   v.title('RoutePlan'),
 );

@@ -16,6 +16,10 @@ const GuidesRequired = v.pipe(
   v.boolean('must be true or false'),
   v.description('When true, starting a route with a stop whose order has goods and whose dispatch guide is not issued or provider_recorded is 409 dispatch_guides_missing (with the stop ids)'),
 );
+const LeadMinutes = v.pipe(
+  integerIn(0, 240),
+  v.description('Minutes after a preview for today is asked before its routes may leave the depot (its earliestStartAt, decisions 17)'),
+);
 
 export const TenantSettings = v.pipe(
   v.object({
@@ -26,6 +30,7 @@ export const TenantSettings = v.pipe(
     trackingStopMinutes: StopMinutes,
     vehicleDocumentsPolicy: Policy,
     dispatchGuidesRequiredToStart: GuidesRequired,
+    planningLeadMinutes: LeadMinutes,
     version: Version,
     updatedAt: DateTime,
   }),
@@ -43,5 +48,6 @@ export const UpdateTenantSettingsBody = v.strictObject({
   trackingStopMinutes: v.optional(StopMinutes),
   vehicleDocumentsPolicy: v.optional(Policy),
   dispatchGuidesRequiredToStart: v.optional(GuidesRequired),
+  planningLeadMinutes: v.optional(LeadMinutes),
 });
 export type UpdateTenantSettingsBody = v.InferOutput<typeof UpdateTenantSettingsBody>;

@@ -14,6 +14,7 @@ const settingsOf = (tenant: Tenant): TenantSettings => ({
   trackingStopMinutes: tenant.trackingStopMinutes,
   vehicleDocumentsPolicy: tenant.vehicleDocumentsPolicy,
   dispatchGuidesRequiredToStart: tenant.dispatchGuidesRequiredToStart,
+  planningLeadMinutes: tenant.planningLeadMinutes,
   version: tenant.version,
   updatedAt: tenant.updatedAt,
 });

@@ -16,7 +16,7 @@ const watched = new Set(TRACKED_ENTITIES);
  * (functions/orders/assignment-holds.ts, route-release.ts): no view moves.
  */
 const onlyMarksChanged = (oldImage: Record<string, unknown>, newImage: Record<string, unknown>): boolean => {
-  const rest = ({ assigning: _hold, releasing: _mark, ...others }: Record<string, unknown>) => JSON.stringify(Object.entries(others).sort());
+  const rest = ({ assigning: _hold, releasing: _mark, releasingChange: _change, ...others }: Record<string, unknown>) => JSON.stringify(Object.entries(others).sort());
   return rest(oldImage) === rest(newImage);
 };
 
@@ -47,6 +47,15 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
     const tenantId = item.tenantId as string;
     if (item.entity === GUIDE_ENTITY) {
       if (guideChangeShows(oldImage, newImage)) touch(tenantId, item.routeId as string, stopsScope([item.stopId as string]));
+      continue;
+    }
+    if (item.entity === 'plan-route-claim') {
+      // A plan applied in place (decisions 17) stands once its claim reads assigned: every view of
+      // the route moves (new stops, new places, new planned windows), and the removed orders read pending.
+      if (newImage?.changesRoute && newImage.state === 'assigned' && oldImage?.state !== 'assigned') {
+        touch(tenantId, item.routeId as string, 'all');
+        for (const orderId of (newImage.removedOrderIds as string[] | undefined) ?? []) orders.set(`${tenantId}/${orderId}`, { tenantId, orderId });
+      }
       continue;
     }
     if (item.entity === 'order') {

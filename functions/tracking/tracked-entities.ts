@@ -6,4 +6,4 @@ import { GUIDE_ENTITY } from '../invoicing/guides/guard.ts';
  * and the cloud's stream filter (infra/constructs/tracking-projection.ts) lets exactly these
  * through, so a kind the local stack projects can never be filtered out before it in the cloud.
  */
-export const TRACKED_ENTITIES: readonly string[] = ['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY, GUIDE_ENTITY];
+export const TRACKED_ENTITIES: readonly string[] = ['order', 'route', 'stop', 'route-position', ROUTE_SEQUENCE_ENTITY, 'plan-route-claim', GUIDE_ENTITY];

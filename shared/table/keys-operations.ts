@@ -22,6 +22,8 @@ export const opsKeys = {
   /** Guards "one route per planned vehicle route": written with the route, never removed. */
   planRouteClaim: (tenantId: string, planId: string, vehicleRouteId: string) => ({ pk: `${tenantPk(tenantId)}#PLAN#${planId}`, sk: `VROUTE#${vehicleRouteId}` }),
   route: (tenantId: string, routeId: string) => ({ pk: tenantPk(tenantId), sk: `ROUTE#${routeId}` }),
+  /** decisions 17: the plan changing an assigned route in place right now (one at a time; a lease). */
+  routeChangeLock: (tenantId: string, routeId: string) => ({ pk: tenantPk(tenantId), sk: `ROUTECHANGE#${routeId}` }),
   /** A route's stops and its last position share one partition: one Query reads them all. */
   routePartition,
   stop: (tenantId: string, routeId: string, stopId: string) => ({ pk: routePartition(tenantId, routeId), sk: `STOP#${stopId}` }),

@@ -25,6 +25,8 @@ export interface Tenant {
   vehicleDocumentsPolicy: VehicleDocumentsPolicy;
   /** Stored and answered only: the dispatch-guides issue gives it its effect. */
   dispatchGuidesRequiredToStart: boolean;
+  /** decisions 17: today's previews leave the depot no earlier than this many minutes after they are asked. */
+  planningLeadMinutes: number;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -35,6 +37,7 @@ export const DEFAULT_REGION = 'CL-RM';
 export const DEFAULT_TRACKING_SPEED_KMH = 25;
 export const DEFAULT_TRACKING_STOP_MINUTES = 5;
 export const DEFAULT_VEHICLE_DOCUMENTS_POLICY: VehicleDocumentsPolicy = 'warn';
+export const DEFAULT_PLANNING_LEAD_MINUTES = 15;
 
 /** The canonical name of an IANA zone (any case, aliases such as UTC too), or null. */
 export const ianaTimeZone = (text: string): string | null => {
@@ -56,6 +59,7 @@ export const toTenant = (item: Record<string, any>): Tenant => ({
   trackingStopMinutes: item.tracking?.minutesPerStop ?? DEFAULT_TRACKING_STOP_MINUTES,
   vehicleDocumentsPolicy: item.vehicleDocumentsPolicy ?? DEFAULT_VEHICLE_DOCUMENTS_POLICY,
   dispatchGuidesRequiredToStart: item.dispatchGuidesRequiredToStart ?? false,
+  planningLeadMinutes: item.planningLeadMinutes ?? DEFAULT_PLANNING_LEAD_MINUTES,
   version: item.version ?? 1,
   createdAt: item.createdAt,
   updatedAt: item.updatedAt ?? item.createdAt,
@@ -71,6 +75,7 @@ export const tenantItem = (tenant: Tenant) => ({
   tracking: { speedKmh: tenant.trackingSpeedKmh, minutesPerStop: tenant.trackingStopMinutes },
   vehicleDocumentsPolicy: tenant.vehicleDocumentsPolicy,
   dispatchGuidesRequiredToStart: tenant.dispatchGuidesRequiredToStart,
+  planningLeadMinutes: tenant.planningLeadMinutes,
   version: tenant.version,
   createdAt: tenant.createdAt,
   updatedAt: tenant.updatedAt,

@@ -19,6 +19,7 @@ const defaults = {
   trackingStopMinutes: 5,
   vehicleDocumentsPolicy: 'warn',
   dispatchGuidesRequiredToStart: false,
+  planningLeadMinutes: 15,
 };
 
 const settingsOf = async (tenant: TestTenant, member: TestMember) => {
@@ -64,6 +65,7 @@ describe('tenant settings', () => {
       trackingStopMinutes: 8,
       vehicleDocumentsPolicy: 'block',
       dispatchGuidesRequiredToStart: true,
+      planningLeadMinutes: 0,
     });
     expect(changed.status, changed.text).toBe(200);
     const expected = {
@@ -74,6 +76,7 @@ describe('tenant settings', () => {
       trackingStopMinutes: 8,
       vehicleDocumentsPolicy: 'block',
       dispatchGuidesRequiredToStart: true,
+      planningLeadMinutes: 0,
       version: 2,
     };
     expect(changed.body).toMatchObject(expected);
@@ -120,6 +123,9 @@ describe('tenant settings', () => {
       [{ version: 1, trackingStopMinutes: 61 }, 'body.trackingStopMinutes'],
       [{ version: 1, vehicleDocumentsPolicy: 'strict' }, 'body.vehicleDocumentsPolicy'],
       [{ version: 1, dispatchGuidesRequiredToStart: 'yes' }, 'body.dispatchGuidesRequiredToStart'],
+      [{ version: 1, planningLeadMinutes: -1 }, 'body.planningLeadMinutes'],
+      [{ version: 1, planningLeadMinutes: 241 }, 'body.planningLeadMinutes'],
+      [{ version: 1, planningLeadMinutes: 7.5 }, 'body.planningLeadMinutes'],
       [{ version: 1, name: '   ' }, 'body.name'],
       [{ version: 1, currency: 'CLP' }, 'body.currency'],
       [{ trackingSpeedKmh: 30 }, 'body.version'],
@@ -131,7 +137,12 @@ describe('tenant settings', () => {
     }
     // The edges of the ranges are accepted.
     expect((await patch(tenant, admin, { version: 1, trackingSpeedKmh: 5, trackingStopMinutes: 60 })).status).toBe(200);
-    expect((await patch(tenant, admin, { version: 2, trackingSpeedKmh: 120, trackingStopMinutes: 0 })).body).toMatchObject({ trackingSpeedKmh: 120, trackingStopMinutes: 0, version: 3 });
+    expect((await patch(tenant, admin, { version: 2, trackingSpeedKmh: 120, trackingStopMinutes: 0, planningLeadMinutes: 240 })).body).toMatchObject({
+      trackingSpeedKmh: 120,
+      trackingStopMinutes: 0,
+      planningLeadMinutes: 240,
+      version: 3,
+    });
   });
 
   it('a stale version is 409 with the current one, and changes nothing', async () => {

@@ -48,6 +48,7 @@ describe('tenants', () => {
       trackingStopMinutes: 5,
       vehicleDocumentsPolicy: 'warn',
       dispatchGuidesRequiredToStart: false,
+      planningLeadMinutes: 15,
       version: 1,
       createdAt: '2026-01-05T12:00:00.000Z',
       updatedAt: '2026-01-05T12:00:00.000Z',

@@ -24,6 +24,8 @@ export interface DayClock {
   seconds(clock: string): number;
   /** Seconds from midnight → `2026-11-23T09:30:00-03:00`. */
   dateTime(seconds: number): string;
+  /** An instant (epoch ms) → seconds from the service date's midnight (negative before it). */
+  secondsAt(instant: number): number;
 }
 
 export const dayClock = (serviceDate: string, timeZone: string): DayClock => {
@@ -33,6 +35,7 @@ export const dayClock = (serviceDate: string, timeZone: string): DayClock => {
       const [h, min] = clock.split(':').map(Number);
       return Math.round((wallInstant(serviceDate, h * 3600 + min * 60, timeZone) - midnight) / 1000);
     },
+    secondsAt: (instant) => Math.floor((instant - midnight) / 1000),
     dateTime: (seconds) => {
       const instant = midnight + seconds * 1000;
       const offset = offsetAt(instant, timeZone);

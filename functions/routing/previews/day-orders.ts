@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
+import { heldOrderIds } from './held-orders.ts';
 
 /** Every item of one gsi1 partition (a service date's orders or plans: hundreds, a few pages). */
 const queryIndex = async (gsi1pk: string, filter: { expression: string; names: Record<string, string>; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> => {
@@ -26,7 +27,8 @@ const queryIndex = async (gsi1pk: string, filter: { expression: string; names: R
 
 /**
  * The orders a preview of the whole day takes (decisions 15): every `pending` order of the
- * service date that no plan of that date in `preview` or `approved` holds on one of its routes.
+ * service date that no plan of that date in `preview` or `approved` holds on one of its routes
+ * not assigned yet (held-orders.ts).
  * Read through the date's index partitions (opsKeys.ordersByDate, plansByDate), never by
  * reading the tenant's every order; the caller reads the ids found again, consistently.
  */
@@ -36,6 +38,6 @@ export const unplannedPendingOrderIds = async (tenantId: string, serviceDate: st
     queryIndex(opsKeys.ordersByDate(tenantId, serviceDate, '').gsi1pk, state),
     queryIndex(opsKeys.plansByDate(tenantId, serviceDate, '').gsi1pk, { expression: '#state IN (:preview, :approved)', names: { '#state': 'state' }, values: { ':preview': 'preview', ':approved': 'approved' } }),
   ]);
-  const held = new Set(plans.flatMap((plan) => ((plan.routes as Array<{ orderIds: string[] }> | undefined) ?? []).flatMap((route) => route.orderIds)));
+  const held = await heldOrderIds(tenantId, plans);
   return orders.map((order) => order.orderId as string).filter((id) => !held.has(id));
 };

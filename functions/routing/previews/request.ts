@@ -16,7 +16,17 @@ export interface PreviewRequest {
     maxStops: number;
     capacity: { weightKg: number | null; volumeM3: number | null };
     skills: string[];
+    /** The registry's label and plate then (decisions 17; absent on previews asked before). */
+    label?: string;
+    plate?: string;
   }>;
+  /**
+   * Assigned routes the preview changes (decisions 17), each with its vehicle and the version it
+   * had: a plan from the preview applies over that version only. Absent on previews asked before.
+   */
+  routes?: Array<{ routeId: string; vehicleId: string; version: number }>;
+  /** Seconds from the service date's midnight before which no route leaves (a preview of today), or null. */
+  earliestStart?: number | null;
   depot: { latitude: number; longitude: number };
   objective: CreatePreviewBody['objective'];
   seed: number;

@@ -36,6 +36,15 @@ const timeRoute = (problem: PlanningProblem, route: PlannedVehicleRoute): RouteS
 };
 
 /**
+ * What a reader needs to read a preview at a glance (decisions 17), by the problem's indices:
+ * each order's reference, each vehicle's label and plate, and the assigned route a vehicle keeps.
+ */
+export interface PreviewGlance {
+  references: Array<string | null>;
+  vehicles: Array<{ label: string | null; plate: string | null; routeId: string | null }>;
+}
+
+/**
  * The preview's routes, unassigned orders and totals from the optimizer's solution. Each route
  * leaves the depot at the departure that makes it shortest in time (so the first stop never
  * waits: leaving later by that wait would be shorter), for either objective. Routes are
@@ -44,7 +53,7 @@ const timeRoute = (problem: PlanningProblem, route: PlannedVehicleRoute): RouteS
 export const previewResult = (
   problem: PlanningProblem,
   solution: PlanningSolution,
-  ids: { orderIds: string[]; vehicleIds: string[] },
+  ids: { orderIds: string[]; vehicleIds: string[] } & Partial<PreviewGlance>,
   clock: DayClock,
 ): Pick<Preview, 'routes' | 'unassigned' | 'totals'> => {
   const placed = new Set<number>();
@@ -62,17 +71,23 @@ export const previewResult = (
       vehiclesUsed.add(route.vehicle);
       route.orders.forEach(place);
       const { start, end, distance, duration, load, stops } = timeRoute(problem, route);
+      const vehicle = ids.vehicles?.[route.vehicle];
       return {
         vehicleRouteId: `V${r + 1}`,
+        routeId: vehicle?.routeId ?? null,
         vehicleId: ids.vehicleIds[route.vehicle],
+        label: vehicle?.label ?? null,
+        plate: vehicle?.plate ?? null,
         startAt: clock.dateTime(start),
         endAt: clock.dateTime(end),
         distanceMeters: distance,
         durationSeconds: duration,
         load: { weightKg: fromThousandths(load[0]), volumeM3: fromThousandths(load[1]) },
         stops: stops.map(
-          (stop): PreviewStop => ({
+          (stop, i): PreviewStop => ({
+            sequence: i + 1,
             orderId: ids.orderIds[stop.order],
+            reference: ids.references?.[stop.order] ?? null,
             arrivalAt: clock.dateTime(stop.arrival),
             serviceStartAt: clock.dateTime(stop.serviceStart),
             departureAt: clock.dateTime(stop.departure),

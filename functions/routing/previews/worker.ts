@@ -92,7 +92,18 @@ const solve = async (tenantId: string, item: Record<string, unknown>) => {
     const clock = dayClock(item.serviceDate as string, request.timeZone);
     const problem = buildProblem(request, orders, clock);
     const solution = await planningEngine().solve(problem, { seconds: request.timeLimitSeconds, seed: request.seed, iterations: iterationBudget(request.timeLimitSeconds) });
-    const result = previewResult(problem, solution, { orderIds: request.orderIds, vehicleIds: request.vehicles.map((v) => v.vehicleId) }, clock);
+    const routeOf = new Map((request.routes ?? []).map((r) => [r.vehicleId, r.routeId]));
+    const result = previewResult(
+      problem,
+      solution,
+      {
+        orderIds: request.orderIds,
+        vehicleIds: request.vehicles.map((v) => v.vehicleId),
+        references: orders.map((o) => o.reference),
+        vehicles: request.vehicles.map((v) => ({ label: v.label ?? null, plate: v.plate ?? null, routeId: routeOf.get(v.vehicleId) ?? null })),
+      },
+      clock,
+    );
     return { state: 'ready' as const, failure: null, ...result, elapsedMs: solution.stats.elapsedMs, stoppedBy: solution.stats.stoppedBy };
   } catch (error) {
     logger.error('route preview failed', { previewId: item.previewId as string, error: error as Error });

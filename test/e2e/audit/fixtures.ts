@@ -8,6 +8,7 @@ import { guideFixtures } from './guide-fixtures.ts';
 import { tenantFixtures } from './tenant-fixtures.ts';
 import { depotFixtures } from './depot-fixtures.ts';
 import { previewFixtures } from './preview-fixtures.ts';
+import { planChangeFixtures } from './plan-change-fixtures.ts';
 import { sandboxProvider } from '../../../shared/ports/billing-provider/registry.ts';
 import { invoiceBody, PREFIX as INVOICES, readySandbox } from '../invoicing/support.ts';
 
@@ -153,6 +154,7 @@ export const fixtures: Record<string, Fixture> = {
   ...tenantFixtures,
   ...depotFixtures,
   ...previewFixtures,
+  ...planChangeFixtures,
   createInvoiceIntent: {
     prepare: async (w) => {
       const ready = await invoicing.ready(w);

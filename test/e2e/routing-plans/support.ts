@@ -33,21 +33,26 @@ const at = (minutes: number) => {
 export const previewOf = (
   routes: string[][],
   unassigned: string[],
-  options: { depotId?: string; state?: PreviewState; createdAt?: string; serviceDate?: string } = {},
+  options: { depotId?: string; state?: PreviewState; createdAt?: string; serviceDate?: string; routeIds?: (string | null)[] } = {},
 ): Preview => {
   const state = options.state ?? 'ready';
   const ready = state === 'ready';
   const createdAt = options.createdAt ?? new Date().toISOString();
   const previewRoutes = routes.map((orderIds, r) => ({
     vehicleRouteId: `V${r + 1}`,
+    routeId: options.routeIds?.[r] ?? null,
     vehicleId: newId(),
+    label: `Camión ${r + 1}`,
+    plate: `KXPT${String(10 + r).padStart(2, '0')}`,
     startAt: at(0),
     endAt: at(orderIds.length * 10 + 10),
     distanceMeters: 4_000 * orderIds.length + 2_345,
     durationSeconds: (orderIds.length * 10 + 10) * 60,
     load: { weightKg: 0, volumeM3: 0 },
     stops: orderIds.map((orderId, i) => ({
+      sequence: i + 1,
       orderId,
+      reference: `PED-${r + 1}-${i + 1}`,
       arrivalAt: at(i * 10 + 5),
       serviceStartAt: at(i * 10 + 5),
       departureAt: at(i * 10 + 10),
@@ -75,6 +80,7 @@ export const previewOf = (
         }
       : null,
     solver: { name: 'test', version: '0', seed: 1, timeLimitSeconds: 10, elapsedMs: ready ? 120 : null, travelModel: 'haversine/25kmh', stoppedBy: ready ? ('work' as const) : null },
+    earliestStartAt: null,
     version: ready ? 3 : 1,
     createdAt,
     updatedAt: createdAt,

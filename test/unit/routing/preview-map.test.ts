@@ -15,8 +15,8 @@ const input = (overrides: Partial<PreviewMapInput> = {}): PreviewMapInput => ({
   serviceDate: '2026-11-23',
   depot,
   routes: [
-    route('V1', [[-33.40, -70.60], [-33.41, -70.62], [-33.42, -70.64]], 23.46),
-    route('V2', [[-33.50, -70.70], [-33.52, -70.71]], 8),
+    { ...route('V1', [[-33.40, -70.60], [-33.41, -70.62], [-33.42, -70.64]], 23.46), vehicle: { label: 'Camión 1', plate: 'KXPT10' }, leavesAt: '08:00', backAt: '11:45' },
+    { ...route('V2', [[-33.50, -70.70], [-33.52, -70.71]], 8), vehicle: { label: 'Furgón refrigerado de reparto nocturno', plate: 'LRHB22' }, leavesAt: '09:15', backAt: '10:30' },
     route('V3', [[-33.45, -70.80]], 3.2),
   ],
   unassigned: [{ latitude: -33.47, longitude: -70.66, detail: 'PED-9' }, { latitude: -33.30, longitude: -70.50 }],
@@ -81,19 +81,24 @@ describe('the preview map renderer', () => {
     }
   });
 
-  it('lists each route in the legend with its stops and kilometres, and the unassigned count, in Spanish', () => {
-    const legend = textOf(byClass(render().root, 'legend')[0]!);
+  it('lists each route in the legend with its vehicle, stops, kilometres and times, and the unassigned count, in Spanish', () => {
+    const { root } = render();
+    const legend = textOf(byClass(root, 'legend')[0]!);
+    const rows = byClass(root, 'legend-route').map((row) => row.children.filter((c) => c.name === 'text').map(textOf));
     expect(legend).toContain('3 rutas · 6 paradas');
-    expect(legend).toContain('V1 3 paradas · 23,5 km');
-    expect(legend).toContain('V2 2 paradas · 8 km');
-    expect(legend).toContain('V3 1 parada · 3,2 km');
+    expect(rows).toEqual([
+      ['V1 Camión 1 · KXPT10', '3 paradas · 23,5 km · sale 08:00 · vuelve 11:45'],
+      // A long label is cut to fit the legend's width; the plate stays whole.
+      ['V2 Furgón refrigerado… · LRHB22', '2 paradas · 8 km · sale 09:15 · vuelve 10:30'],
+      ['V3', '1 parada · 3,2 km'],
+    ]);
     expect(legend).toContain('Sin asignar (2)');
     expect(legend).toContain('Depósito Bodega Quilicura');
   });
 
   it('speaks English when asked', () => {
     const legend = textOf(byClass(render({ lang: 'en' }).root, 'legend')[0]!);
-    expect(legend).toContain('V1 3 stops · 23.5 km');
+    expect(byClass(render({ lang: 'en' }).root, 'legend-route').map((row) => textOf(row.children.filter((c) => c.name === 'text')[1]!))[0]).toBe('3 stops · 23.5 km · leaves 08:00 · back 11:45');
     expect(legend).toContain('Unassigned (2)');
   });
 
