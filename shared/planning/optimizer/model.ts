@@ -19,6 +19,8 @@ export interface Model {
   /** The matrix whose sum the objective minimises (distance, or travel time for `duration`). */
   arc: Float64Array;
   durationObjective: boolean;
+  /** `vehicles`: fewest routes before least distance (decisions 18). */
+  vehiclesObjective: boolean;
   service: Float64Array;
   twCount: Uint8Array;
   twOpen: Float64Array;
@@ -117,6 +119,7 @@ export function compileModel(problem: PlanningProblem): Model {
     time: problem.duration,
     arc: durationObjective ? problem.duration : problem.distance,
     durationObjective,
+    vehiclesObjective: problem.objective === 'vehicles',
     service,
     twCount,
     twOpen,
