@@ -161,7 +161,7 @@ export class Solution {
     const f = this.fwd!;
     const b = this.bwd!;
     const merged = this.merged;
-    this.meter.work += len + 1;
+    this.meter.work += 2 * (len + 1);
     for (let i = 1; i <= len; i++) {
       const c = this.nodes[o + i];
       const arrival = this.start[o + i - 1] + m.service[this.nodes[o + i - 1]] + m.time[this.nodes[o + i - 1] * size + c];

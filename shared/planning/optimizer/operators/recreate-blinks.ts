@@ -56,7 +56,9 @@ function sortPending(s: Solution, rng: Rng, w: Work, k: number): void {
     const c = w.pending[i];
     w.keys[i] = pick < 8 ? -(m.load0[c] * m.loadScale0 + m.load1[c] * m.loadScale1) : pick < 10 ? -m.dist[c] : m.dist[c];
   }
-  // Insertion sort: a few dozen customers, and stable, so the shuffle breaks ties.
+  // Insertion sort: a few dozen customers, and stable, so the shuffle breaks ties. Each step is work
+  // (fleet minimisation sorts a whole route's customers and more).
+  let steps = 0;
   for (let i = 1; i < k; i++) {
     const c = w.pending[i];
     const key = w.keys[i];
@@ -66,9 +68,11 @@ function sortPending(s: Solution, rng: Rng, w: Work, k: number): void {
       w.keys[j + 1] = w.keys[j];
       j--;
     }
+    steps += i - j;
     w.pending[j + 1] = c;
     w.keys[j + 1] = key;
   }
+  w.meter.work += steps;
 }
 
 /**
@@ -148,7 +152,8 @@ function cheapestIn(s: Solution, rng: Rng, w: Work, c: number, r: number, bound:
   if (!routeCanTake(s, c, r)) return -1;
   const m = s.m;
   const len = s.len[r];
-  w.meter.work += len + 1;
+  // A position priced by duration segments (two merges, and the route's busy time) costs about three priced by arcs.
+  w.meter.work += m.durationObjective ? 3 * (len + 1) : len + 1;
   const size = m.size;
   const nodes = s.nodes;
   const o = s.off[r];
