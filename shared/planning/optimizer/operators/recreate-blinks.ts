@@ -6,9 +6,8 @@ import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
 import type { Recreate } from './operator.ts';
 
-/** Above this many routes in use, a customer is tried only in the routes of its nearest neighbours. */
+/** Above this many routes in use, a customer is tried only in the routes of its granular neighbours (model.ts). */
 const ALL_ROUTES_UP_TO = 25;
-const GRANULAR_NEIGHBOURS = 40;
 
 /**
  * Greedy insertion with blinks (SISR): the customers to place, in one of four orders (random,
@@ -94,9 +93,9 @@ export function insertCheapest(s: Solution, rng: Rng, w: Work, c: number): boole
   let bestRoute = -1;
   let bestPos = -1;
   if (granular) {
-    const nb = Math.min(GRANULAR_NEIGHBOURS, m.nbCount);
+    const nb = m.granularCount;
     for (let j = 0; j < nb; j++) {
-      const r = s.routeOf[m.neighbours[c * m.nbCount + j]];
+      const r = s.routeOf[m.granular[c * nb + j]];
       if (r < 0 || w.routeStamp[r] === stamp) continue;
       w.routeStamp[r] = stamp;
       const found = cheapestIn(s, rng, w, c, r, bestCost);
