@@ -1,6 +1,6 @@
 import { acceptsByAbsences, Annealing } from './acceptance.ts';
 import { Budget } from './budget.ts';
-import { penalties, totalCost } from './cost.ts';
+import { penalties, type Penalties, totalCost } from './cost.ts';
 import { finalInsertionPass } from './final-pass.ts';
 import type { Model } from './model.ts';
 import { recreateWithBlinks } from './operators/recreate-blinks.ts';
@@ -34,8 +34,8 @@ const FLEET_SHARE = 0.5;
 
 /**
  * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
- * fleet minimisation (fleet.ts's loop below); then ruin and recreate accepted by simulated
- * annealing; last, an insertion pass with no randomness over the best routes found.
+ * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate accepted by simulated
+ * annealing on the rest; last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
   const budget = new Budget(limits.work, limits.seconds, limits.cpuStart);
@@ -60,7 +60,7 @@ class SearchState {
   readonly work: Work;
   readonly current: Solution;
   readonly candidate: Solution;
-  readonly penalties;
+  readonly penalties: Penalties;
   readonly all: Int32Array;
   best: number[][] = [];
   bestCost = Infinity;
