@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -165,13 +165,20 @@ export async function runCity(argv: string[]): Promise<void> {
     for (const u of preview.unassigned as Array<{ reasons: Array<{ code: string }> }>) for (const r of u.reasons) reasons.set(r.code, (reasons.get(r.code) ?? 0) + 1);
     const trucks = new Set(vehicles.filter((v) => v.class === 'cargo').map((v) => v.id as string));
     const { totals, solver } = preview;
+    // Ids are new on every run: the routes by the orders' and vehicles' places in the day, so two runs compare.
+    const orderIndex = new Map(orderIds.map((id, i) => [id, i]));
+    const vehicleIndex = new Map(vehicles.map((v, i) => [v.id as string, i]));
+    const routesHash = createHash('sha256')
+      .update(JSON.stringify(routes.map((r) => [vehicleIndex.get(r.vehicleId), ...r.stops.map((s) => orderIndex.get(s.orderId))])))
+      .digest('hex');
     console.log(
       [
         `routes ${totals.routeCount} (${routes.filter((r) => trucks.has(r.vehicleId)).length} trucks), assigned ${totals.assignedCount}, unassigned ${totals.unassignedCount}` +
           (reasons.size ? ` (${[...reasons].map(([code, n]) => `${code} ${n}`).join(', ')})` : ''),
         `every order in exactly one route or unassigned: ${accounted ? 'yes' : 'NO'}`,
         `total distance ${(totals.distanceMeters / 1000).toFixed(1)} km, total duration ${hms(totals.durationSeconds)}, longest route ${Math.max(...routes.map((r) => r.stops.length))} stops`,
-        `solver ${solver.name} ${solver.version}: elapsedMs ${solver.elapsedMs}`,
+        `solver ${solver.name} ${solver.version}: elapsedMs ${solver.elapsedMs}${solver.stoppedBy ? `, stopped by ${solver.stoppedBy}` : ''}`,
+        `routes hash ${routesHash} (sha256 of [vehicle, ...orders] per route, by their places in the day: the same for the same day, seed and budget)`,
         `bench process (gateway + worker + client): peak RSS ${mb(peakRss)} from the POST to ready (sampled every 100 ms from a thread); ` +
           `the kernel's maxRSS ${mb(maxRssBefore)} before the POST, ${mb(process.resourceUsage().maxRSS * 1024)} after; heap used now ${mb(process.memoryUsage().heapUsed)}`,
       ].join('\n'),

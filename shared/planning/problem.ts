@@ -16,8 +16,8 @@ export interface PlanningProblem {
   vehicles: PlanningVehicle[];
   /**
    * `duration`: fewest unassigned, then least total route time (leaving the depot to coming back,
-   * waiting included). `distance`: fewest unassigned, then least total distance. `vehicles`
-   * (decisions 18): fewest unassigned, then fewest routes, then least total distance.
+   * waiting included). `distance`: fewest unassigned, then least total distance. `vehicles`:
+   * fewest unassigned, then fewest routes, then least total distance (decisions 18).
    */
   objective: 'duration' | 'distance' | 'vehicles';
 }
@@ -61,30 +61,30 @@ export interface PlanningSolution {
   routes: PlannedVehicleRoute[];
   /** Orders in no route, each with the reasons that are true of it (shared/planning/reasons.ts). */
   unassigned: Array<{ order: number; codes: UnassignedCode[] }>;
-  /** Search statistics, for the preview's `solver` and the benchmarks. */
-  stats: {
-    iterations: number;
-    elapsedMs: number;
-    /** Which budget ended the search (decisions 18): the work budget, or the time limit first. */
-    stoppedBy: 'work' | 'time';
-  };
+  /**
+   * Search statistics, for the preview's `solver` and the benchmarks. `stoppedBy`: `work` when
+   * the search spent its work budget (the routes depend on nothing but the problem, the seed and
+   * the budget), `time` when the safety limit `seconds` ended it first.
+   */
+  stats: { iterations: number; work: number; elapsedMs: number; stoppedBy: 'work' | 'time' };
 }
 
 export interface SolveOptions {
   /**
-   * The budget, in seconds of CPU time of the solving thread (process.cpuUsage on the main thread,
-   * process.threadCpuUsage in a worker thread): machines are shared, so the wall clock would
-   * measure the neighbours too.
+   * The safety limit, in seconds of CPU time of the solving thread (process.cpuUsage on the main
+   * thread, process.threadCpuUsage in a worker thread): machines are shared, so the wall clock
+   * would measure the neighbours too. Only a machine too slow for `work` reaches it.
    */
   seconds: number;
-  /** The random generator's seed: the same problem and seed give the same routes. */
+  /** The random generator's seed: the same problem, seed and work give the same routes. */
   seed: number;
   /**
-   * A deterministic budget in search iterations. When set, the search stops after this many
-   * iterations or `seconds`, whichever comes first, so that a preview asked twice gives the same
-   * routes unless the machine is too slow to finish them in time.
+   * The deterministic budget, in units of work (insertion positions evaluated, stops rescheduled
+   * or copied: shared/planning/optimizer/budget.ts). The search stops when it is spent, or at
+   * `seconds`, whichever comes first. Default: `defaultWork(seconds)`, which ends well within
+   * `seconds` on the cloud function.
    */
-  iterations?: number;
+  work?: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { newId } from '../../../shared/ids.ts';
 import { logger } from '../../../shared/logger.ts';
 import type { PreviewMessage } from '../../../shared/ports/preview-queue.ts';
 import { planningEngine } from '../../../shared/planning/engine.ts';
+import { defaultWork } from '../../../shared/planning/optimizer/budget.ts';
 import { tableName } from '../../../shared/table/client.ts';
 import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { commit, type Write } from '../../../shared/table/transaction.ts';
@@ -20,15 +21,6 @@ import { previewResult } from './schedule.ts';
 
 /** Another worker holds the preview and its lease has not ended: the message comes back later. */
 export class PreviewLeaseHeldError extends Error {}
-
-/**
- * The optimizer's deterministic budget: this many search iterations per second of the time
- * limit. The search stops at whichever comes first, the iterations or the CPU seconds; on a
- * machine that completes them in time (the limit is CPU time of this process), the same
- * request and seed give the same routes however busy the machine is.
- */
-export const ITERATIONS_PER_SECOND = 2000;
-export const iterationBudget = (timeLimitSeconds: number): number => timeLimitSeconds * ITERATIONS_PER_SECOND;
 
 export type PreviewRun = 'missing' | 'ended-already' | 'ready' | 'failed' | 'overtaken';
 
@@ -91,7 +83,10 @@ const solve = async (tenantId: string, item: Record<string, unknown>) => {
     });
     const clock = dayClock(item.serviceDate as string, request.timeZone);
     const problem = buildProblem(request, orders, clock);
-    const solution = await planningEngine().solve(problem, { seconds: request.timeLimitSeconds, seed: request.seed, iterations: iterationBudget(request.timeLimitSeconds) });
+    // The budget is work, not time (decisions 18): the same request and seed give the same routes on
+    // any machine; the time limit only stops a machine too slow for it (`stoppedBy: 'time'`).
+    const solution = await planningEngine().solve(problem, { seconds: request.timeLimitSeconds, seed: request.seed, work: defaultWork(request.timeLimitSeconds) });
+    if (solution.stats.stoppedBy === 'time') logger.warn('route preview stopped by its time limit before its work budget', { previewId: item.previewId as string, work: solution.stats.work });
     const routeOf = new Map((request.routes ?? []).map((r) => [r.vehicleId, r.routeId]));
     const result = previewResult(
       problem,

@@ -19,6 +19,8 @@ export interface Model {
   /** The matrix whose sum the objective minimises (distance, or travel time for `duration`). */
   arc: Float64Array;
   durationObjective: boolean;
+  /** `vehicles`: fewest routes before least distance (decisions 18). */
+  vehiclesObjective: boolean;
   service: Float64Array;
   twCount: Uint8Array;
   twOpen: Float64Array;
@@ -39,10 +41,22 @@ export interface Model {
   /** Vehicles alike in every constraint share a class: of empty ones, only one per class is tried. */
   vClass: Int32Array;
   classCount: number;
-  /** For each location, the other orders' locations nearest first (`nbCount` each). */
+  /** For each location, the other orders' locations nearest first (`nbCount` each): the ruin's adjacency. */
   neighbours: Int32Array;
   nbCount: number;
+  /**
+   * For each order, the `granularCount` orders most likely to follow or precede it in a good
+   * route, by distance plus the least waiting and time warp between their windows (PyVRP's
+   * neighbourhood.py): the granular recreate's candidates.
+   */
+  granular: Int32Array;
+  granularCount: number;
 }
+
+/** PyVRP's NeighbourhoodParams defaults (pyvrp/search/neighbourhood.py). */
+const WEIGHT_WAIT = 0.2;
+const WEIGHT_TIME_WARP = 1;
+export const GRANULAR_NEIGHBOURS = 40;
 
 export function compileModel(problem: PlanningProblem): Model {
   const n = problem.orders.length;
@@ -108,6 +122,9 @@ export function compileModel(problem: PlanningProblem): Model {
     for (let j = 0; j < nbCount; j++) neighbours[c * nbCount + j] = list[j];
   }
 
+  const granularCount = Math.min(nbCount, GRANULAR_NEIGHBOURS);
+  const granular = timeAwareNeighbours(problem, service, twCount, twOpen, twClose, granularCount);
+
   const durationObjective = problem.objective === 'duration';
   return {
     n,
@@ -117,6 +134,7 @@ export function compileModel(problem: PlanningProblem): Model {
     time: problem.duration,
     arc: durationObjective ? problem.duration : problem.distance,
     durationObjective,
+    vehiclesObjective: problem.objective === 'vehicles',
     service,
     twCount,
     twOpen,
@@ -135,7 +153,46 @@ export function compileModel(problem: PlanningProblem): Model {
     classCount: classes.size,
     neighbours,
     nbCount,
+    granular,
+    granularCount,
   };
+}
+
+/**
+ * Proximity as PyVRP computes it (pyvrp/search/neighbourhood.py, after Vidal et al. 2013): the
+ * arc's distance, plus 0.2 times the least wait of serving j right after i, plus the least time
+ * warp, symmetrised by the smaller of (i, j) and (j, i). With several windows an order counts
+ * from its first opening to its last close.
+ */
+function timeAwareNeighbours(problem: PlanningProblem, service: Float64Array, twCount: Uint8Array, twOpen: Float64Array, twClose: Float64Array, k: number): Int32Array {
+  const n = problem.orders.length;
+  const size = n + 1;
+  const early = new Float64Array(size);
+  const late = new Float64Array(size);
+  for (let c = 1; c < size; c++) {
+    early[c] = twOpen[c * MAX_WINDOWS];
+    late[c] = twClose[c * MAX_WINDOWS + twCount[c] - 1];
+  }
+  const oneWay = (i: number, j: number): number => {
+    const d = problem.duration[i * size + j];
+    const wait = Math.max(0, early[j] - d - service[i] - late[i]);
+    const warp = Math.max(0, early[i] + service[i] + d - late[j]);
+    return problem.distance[i * size + j] + WEIGHT_WAIT * wait + WEIGHT_TIME_WARP * warp;
+  };
+  const result = new Int32Array(size * k);
+  const others = new Int32Array(n);
+  const proximity = new Float64Array(size);
+  for (let c = 1; c < size; c++) {
+    let m = 0;
+    for (let o = 1; o < size; o++) {
+      if (o === c) continue;
+      proximity[o] = Math.min(oneWay(c, o), oneWay(o, c));
+      others[m++] = o;
+    }
+    const list = Array.from(others.subarray(0, m)).sort((a, b) => proximity[a] - proximity[b] || a - b);
+    for (let j = 0; j < k; j++) result[c * k + j] = list[j];
+  }
+  return result;
 }
 
 /** The earliest start of service at location c when arriving at `arrival`; Infinity if every window has closed. */

@@ -1,22 +1,22 @@
-import { isMainThread } from 'node:worker_threads';
+import { acceptsByAbsences, Annealing } from './acceptance.ts';
+import { Budget } from './budget.ts';
+import { penalties, type Penalties, totalCost } from './cost.ts';
+import { finalInsertionPass } from './final-pass.ts';
 import type { Model } from './model.ts';
-import { recreate } from './recreate.ts';
+import { recreateWithBlinks } from './operators/recreate-blinks.ts';
+import { removeRoute } from './operators/remove-route.ts';
+import { ruinStrings } from './operators/ruin-strings.ts';
 import { Rng } from './rng.ts';
-import { ruin } from './ruin.ts';
 import { Solution } from './solution.ts';
 import { Work } from './work.ts';
 
-/**
- * CPU time of the solving thread: the process's on the main thread (the benchmark's rule), the
- * thread's own in a worker thread, where the process's would count the gateway beside it.
- */
-export const cpuUsage = (since?: NodeJS.CpuUsage): NodeJS.CpuUsage => (isMainThread ? process.cpuUsage(since) : process.threadCpuUsage(since));
-
 export interface SearchLimits {
+  /** The deterministic budget, in units of work (budget.ts). */
+  work: number;
+  /** The safety limit, CPU seconds of this thread. */
   seconds: number;
   seed: number;
-  iterations?: number;
-  /** cpuUsage() when the solve began: compiling the problem counts against the budget. */
+  /** cpuUsage() when the solve began: compiling the problem counts against the safety limit. */
   cpuStart?: NodeJS.CpuUsage;
 }
 
@@ -24,108 +24,163 @@ export interface SearchResult {
   /** Per vehicle, its customers (locations 1 .. n) in visiting order. */
   routes: number[][];
   iterations: number;
+  work: number;
   elapsedMs: number;
-  /** 'time' when the CPU seconds ran out before the iteration cap (or with no cap). */
   stoppedBy: 'work' | 'time';
 }
 
-/** Simulated annealing's temperatures, as multiples of the mean arc to a nearest neighbour. */
-const T_START = 10;
-const T_END = 0.1;
-/** CPU time is read every this many iterations. */
-const CLOCK_EVERY = 16;
+/** Under `vehicles`, the share of the work given to fleet minimisation before the annealing. */
+const FLEET_SHARE = 0.5;
 
 /**
- * SISR (Christiaens & Vanden Berghe 2020): ruin with adjacent string removals, recreate with
- * greedy insertion with blinks, accept by simulated annealing (a candidate is kept when its cost
- * is below the current cost minus T·ln U). Cost is lexicographic: a penalty per unassigned order
- * larger than any set of routes can cost, then the objective.
+ * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
+ * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate accepted by simulated
+ * annealing on the rest; last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
-  const cpu0 = limits.cpuStart ?? cpuUsage();
-  const cpuMs = (): number => {
-    const u = cpuUsage(cpu0);
-    return (u.user + u.system) / 1000;
+  const budget = new Budget(limits.work, limits.seconds, limits.cpuStart);
+  const state = new SearchState(m, budget, new Rng(limits.seed));
+  state.construct();
+  if (m.vehiclesObjective) state.minimiseFleet(limits.work * FLEET_SHARE);
+  state.anneal(limits.work);
+  const final = new Solution(m, budget);
+  final.load(state.best);
+  finalInsertionPass(final, state.rng, state.work);
+  return {
+    routes: final.snapshot(),
+    iterations: state.iterations,
+    work: Math.round(budget.work),
+    elapsedMs: Math.round(budget.cpuMs()),
+    stoppedBy: budget.stoppedBy ?? 'work',
   };
-  const budgetMs = limits.seconds * 1000;
-  const rng = new Rng(limits.seed);
-  const work = new Work(m);
-  const penalty = unassignedPenalty(m);
-  const current = new Solution(m);
-  const all = new Int32Array(m.vehicles).map((_, r) => r);
+}
 
-  // First solution: every customer inserted greedily into an empty fleet.
-  work.begin();
-  for (let i = 0; i < current.unCount; i++) work.removed[work.removedCount++] = current.unassigned[i];
-  recreate(current, rng, work);
-  const candidate = new Solution(m);
-  candidate.copyFrom(current, all, all.length);
+/** One search's solutions, scratch and counters: nothing of it outlives the call. */
+class SearchState {
+  readonly work: Work;
+  readonly current: Solution;
+  readonly candidate: Solution;
+  readonly penalties: Penalties;
+  readonly all: Int32Array;
+  best: number[][] = [];
+  bestCost = Infinity;
+  iterations = 0;
 
-  let currentCost = current.total(penalty);
-  let bestCost = currentCost;
-  let best = snapshot(current);
-  const scale = meanNearestArc(m);
-  const t0 = T_START * scale;
-  const tEnd = T_END * scale;
-  const maxIterations = limits.iterations ?? Infinity;
-  let iterations = 0;
-  let elapsed = cpuMs();
-  let stoppedBy: SearchResult['stoppedBy'] = 'work';
-  while (iterations < maxIterations) {
-    if (iterations % CLOCK_EVERY === 0) {
-      elapsed = cpuMs();
-      if (elapsed >= budgetMs) {
-        stoppedBy = 'time';
-        break;
+  constructor(
+    readonly m: Model,
+    readonly budget: Budget,
+    readonly rng: Rng,
+  ) {
+    this.work = new Work(m, budget);
+    this.current = new Solution(m, budget);
+    this.candidate = new Solution(m, budget);
+    this.penalties = penalties(m);
+    this.all = new Int32Array(m.vehicles).map((_, r) => r);
+  }
+
+  /** First solution: every customer inserted greedily into an empty fleet. */
+  construct(): void {
+    const { work: w, current } = this;
+    w.begin();
+    for (let i = 0; i < current.unCount; i++) w.removed[w.removedCount++] = current.unassigned[i];
+    recreateWithBlinks.apply(current, this.rng, w);
+    this.candidate.copyFrom(current, this.all, this.all.length);
+    this.bestCost = totalCost(current, this.penalties);
+    this.best = current.snapshot();
+  }
+
+  /**
+   * SISR's fleet minimisation: take out a whole route, then ruin and recreate with no new route
+   * allowed, accepting by fewer customers left out or fewer past absences of those left out;
+   * once as many are served as before, that fleet is the best and another route goes. Ends at
+   * `until` units of work, or at the lower bound of the loads.
+   */
+  minimiseFleet(until: number): void {
+    const { m, work: w, current, candidate, budget, rng } = this;
+    const target = current.unCount;
+    const absences = new Int32Array(m.size);
+    const floor = routesLowerBound(m);
+    const absent = (s: Solution): number => {
+      let sum = 0;
+      for (let i = 0; i < s.unCount; i++) sum += absences[s.unassigned[i]];
+      return sum;
+    };
+    w.retryUnassigned = Infinity;
+    let currentAbsent = 0;
+    while (budget.work < until && !budget.spent()) {
+      if (current.unCount <= target) {
+        this.keepBest(current);
+        const used = current.used();
+        if (used <= floor) break;
+        w.begin();
+        removeRoute(current, w, absences);
+        candidate.copyFrom(current, w.touched, w.touchedCount);
+        w.routeCap = used - 1;
+        currentAbsent = absent(current);
+      }
+      this.iterations++;
+      w.begin();
+      ruinStrings.apply(candidate, rng, w);
+      recreateWithBlinks.apply(candidate, rng, w);
+      for (let i = 0; i < candidate.unCount; i++) absences[candidate.unassigned[i]]++;
+      const candidateAbsent = absent(candidate);
+      if (acceptsByAbsences(candidate.unCount, candidateAbsent, current.unCount, currentAbsent)) {
+        current.copyFrom(candidate, w.touched, w.touchedCount);
+        currentAbsent = candidateAbsent;
+      } else {
+        candidate.copyFrom(current, w.touched, w.touchedCount);
       }
     }
-    // With an iteration cap the schedule follows the iterations, so the routes depend on nothing
-    // but the problem, the seed and the cap.
-    const progress = Number.isFinite(maxIterations) ? iterations / maxIterations : elapsed / budgetMs;
-    const temperature = t0 * Math.pow(tEnd / t0, progress);
-    iterations++;
+    // The annealing goes on from the fewest routes that served as many, and opens none beyond them.
+    current.load(this.best);
+    candidate.copyFrom(current, this.all, this.all.length);
+    w.routeCap = current.used();
+    w.retryUnassigned = 20;
+  }
 
-    work.begin();
-    ruin(candidate, rng, work);
-    recreate(candidate, rng, work);
-    const cost = candidate.total(penalty);
-    if (cost < currentCost - temperature * Math.log(rng.next())) {
-      current.copyFrom(candidate, work.touched, work.touchedCount);
-      currentCost = cost;
-      if (cost < bestCost - 1e-9) {
-        bestCost = cost;
-        best = snapshot(current);
+  /** Ruin and recreate accepted by simulated annealing, until `until` units of work. */
+  anneal(until: number): void {
+    const { m, work: w, current, candidate, budget, rng } = this;
+    const annealing = new Annealing(m);
+    const from = budget.work;
+    let currentCost = totalCost(current, this.penalties);
+    while (budget.work < until && !budget.spent()) {
+      const progress = (budget.work - from) / (until - from);
+      this.iterations++;
+      w.begin();
+      ruinStrings.apply(candidate, rng, w);
+      recreateWithBlinks.apply(candidate, rng, w);
+      const cost = totalCost(candidate, this.penalties);
+      if (annealing.accepts(cost, currentCost, progress, rng)) {
+        current.copyFrom(candidate, w.touched, w.touchedCount);
+        currentCost = cost;
+        if (cost < this.bestCost - 1e-9) this.keepBest(current, cost);
+      } else {
+        candidate.copyFrom(current, w.touched, w.touchedCount);
       }
-    } else {
-      candidate.copyFrom(current, work.touched, work.touchedCount);
     }
   }
-  return { routes: best, iterations, elapsedMs: Math.round(cpuMs()), stoppedBy };
-}
 
-function snapshot(s: Solution): number[][] {
-  const routes: number[][] = [];
-  for (let r = 0; r < s.m.vehicles; r++) {
-    const o = s.off[r];
-    routes.push(Array.from(s.nodes.subarray(o + 1, o + 1 + s.len[r])));
+  private keepBest(s: Solution, cost = totalCost(s, this.penalties)): void {
+    this.bestCost = cost;
+    this.best = s.snapshot();
   }
-  return routes;
 }
 
-/** More than any feasible set of routes costs: every arc of the matrix's largest, once per order and vehicle. */
-function unassignedPenalty(m: Model): number {
-  let max = 0;
-  for (let i = 0; i < m.arc.length; i++) if (m.arc[i] > max) max = m.arc[i];
-  let longest = 0;
-  for (let v = 0; v < m.vehicles; v++) longest = Math.max(longest, Number.isFinite(m.vEnd[v] - m.vStart[v]) ? m.vEnd[v] - m.vStart[v] : 0);
-  return 2 * (max * (m.n + m.vehicles) + (m.durationObjective ? longest * m.vehicles : 0)) + 1;
-}
-
-/** The temperature's unit: the mean over customers of the arc to the nearest other customer. */
-function meanNearestArc(m: Model): number {
-  if (m.nbCount === 0) return 1;
-  let sum = 0;
-  for (let c = 1; c <= m.n; c++) sum += m.arc[c * m.size + m.neighbours[c * m.nbCount]];
-  const mean = sum / m.n;
-  return mean > 0 ? mean : 1;
+/** No fewer routes can carry the loads: the total over the largest capacity, per dimension. */
+function routesLowerBound(m: Model): number {
+  let sum0 = 0;
+  let sum1 = 0;
+  for (let c = 1; c <= m.n; c++) {
+    sum0 += m.load0[c];
+    sum1 += m.load1[c];
+  }
+  let cap0 = 0;
+  let cap1 = 0;
+  for (let v = 0; v < m.vehicles; v++) {
+    cap0 = Math.max(cap0, m.vCap0[v]);
+    cap1 = Math.max(cap1, m.vCap1[v]);
+  }
+  const bound = Math.max(1, cap0 > 0 ? Math.ceil(sum0 / cap0 - 1e-9) : 1, cap1 > 0 ? Math.ceil(sum1 / cap1 - 1e-9) : 1);
+  return Number.isFinite(bound) ? bound : 1;
 }

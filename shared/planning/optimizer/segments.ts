@@ -34,16 +34,23 @@ export class Segments {
   }
 }
 
-/** The result of the last `merge` (module scratch: the hot loop allocates nothing). */
-export const merged = { dur: 0, tw: 0, early: 0, late: 0 };
+/** Where `merge` writes its result: each search owns one, so the hot loop allocates nothing. */
+export interface Merged {
+  dur: number;
+  tw: number;
+  early: number;
+  late: number;
+}
 
-/** Segment (d1, w1, e1, l1), travel `edge`, then segment (d2, w2, e2, l2), into `merged`. */
-export function merge(d1: number, w1: number, e1: number, l1: number, edge: number, d2: number, w2: number, e2: number, l2: number): void {
+export const newMerged = (): Merged => ({ dur: 0, tw: 0, early: 0, late: 0 });
+
+/** Segment (d1, w1, e1, l1), travel `edge`, then segment (d2, w2, e2, l2), into `out`. */
+export function merge(out: Merged, d1: number, w1: number, e1: number, l1: number, edge: number, d2: number, w2: number, e2: number, l2: number): void {
   const atSecond = d1 - w1 + edge;
   const diffTw = e1 + atSecond > l2 ? e1 + atSecond - l2 : 0;
   const diffWait = e2 - atSecond > l1 ? e2 - atSecond - l1 : 0;
-  merged.dur = d1 + d2 + edge + diffWait;
-  merged.tw = w1 + w2 + diffTw;
-  merged.early = Math.max(e2 - atSecond, e1) - diffWait;
-  merged.late = Math.min(l2 - atSecond, l1) + diffTw;
+  out.dur = d1 + d2 + edge + diffWait;
+  out.tw = w1 + w2 + diffTw;
+  out.early = Math.max(e2 - atSecond, e1) - diffWait;
+  out.late = Math.min(l2 - atSecond, l1) + diffTw;
 }

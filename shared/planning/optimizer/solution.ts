@@ -1,5 +1,6 @@
 import { earliestStart, latestStart, MAX_WINDOWS, type Model } from './model.ts';
-import { merge, merged, Segments } from './segments.ts';
+import type { Meter } from './budget.ts';
+import { merge, newMerged, Segments } from './segments.ts';
 
 /**
  * One solution: a route per vehicle (route r is vehicle r), stored flat. Position 0 of a route is
@@ -28,8 +29,13 @@ export class Solution {
   readonly bwd: Segments | null;
   /** Under `duration`: the window each position is served in by the earliest schedule. */
   readonly window: Uint8Array;
+  private readonly merged = newMerged();
 
-  constructor(readonly m: Model) {
+  /** `meter` counts the work done here (stops rescheduled and copied) against the search's budget. */
+  constructor(
+    readonly m: Model,
+    readonly meter: Meter,
+  ) {
     const V = m.vehicles;
     this.off = new Int32Array(V);
     let total = 0;
@@ -116,6 +122,7 @@ export class Solution {
     const o = this.off[r];
     const len = this.len[r];
     const size = m.size;
+    this.meter.work += len + 1;
     this.nodes[o] = 0;
     this.nodes[o + len + 1] = 0;
     let t = m.vStart[r];
@@ -153,6 +160,8 @@ export class Solution {
     const size = m.size;
     const f = this.fwd!;
     const b = this.bwd!;
+    const merged = this.merged;
+    this.meter.work += 2 * (len + 1);
     for (let i = 1; i <= len; i++) {
       const c = this.nodes[o + i];
       const arrival = this.start[o + i - 1] + m.service[this.nodes[o + i - 1]] + m.time[this.nodes[o + i - 1] * size + c];
@@ -167,7 +176,7 @@ export class Solution {
       const k = c * MAX_WINDOWS + this.window[o + i];
       const e = i <= len ? m.twOpen[k] : m.vStart[r];
       const l = i <= len ? m.twClose[k] : m.vEnd[r];
-      merge(f.dur[o + i - 1], f.tw[o + i - 1], f.early[o + i - 1], f.late[o + i - 1], m.time[prev * size + c], m.service[c], 0, e, l);
+      merge(merged, f.dur[o + i - 1], f.tw[o + i - 1], f.early[o + i - 1], f.late[o + i - 1], m.time[prev * size + c], m.service[c], 0, e, l);
       f.set(o + i, merged.dur, merged.tw, merged.early, merged.late);
     }
     b.set(o + len + 1, 0, 0, m.vStart[r], m.vEnd[r]);
@@ -177,7 +186,7 @@ export class Solution {
       const k = c * MAX_WINDOWS + this.window[o + i];
       const e = i >= 1 ? m.twOpen[k] : m.vStart[r];
       const l = i >= 1 ? m.twClose[k] : m.vEnd[r];
-      merge(m.service[c], 0, e, l, m.time[c * size + next], b.dur[o + i + 1], b.tw[o + i + 1], b.early[o + i + 1], b.late[o + i + 1]);
+      merge(merged, m.service[c], 0, e, l, m.time[c * size + next], b.dur[o + i + 1], b.tw[o + i + 1], b.early[o + i + 1], b.late[o + i + 1]);
       b.set(o + i, merged.dur, merged.tw, merged.early, merged.late);
     }
   }
@@ -214,10 +223,48 @@ export class Solution {
     return durA < durB ? durA : durB;
   }
 
-  total(penalty: number): number {
-    let s = this.unCount * penalty;
-    for (let r = 0; r < this.m.vehicles; r++) s += this.cost[r];
-    return s;
+  /** Routes with at least one stop. */
+  used(): number {
+    let used = 0;
+    for (let r = 0; r < this.m.vehicles; r++) if (this.len[r] > 0) used++;
+    return used;
+  }
+
+  /** Replaces every route with `routes` (per vehicle, its customers in order), the rest unassigned. */
+  load(routes: readonly (readonly number[])[]): void {
+    for (let r = 0; r < this.m.vehicles; r++) {
+      const o = this.off[r];
+      for (let i = 1; i <= this.len[r]; i++) {
+        const c = this.nodes[o + i];
+        this.routeOf[c] = -1;
+        this.addUnassigned(c);
+      }
+      this.len[r] = 0;
+      this.sum0[r] = this.sum1[r] = 0;
+    }
+    routes.forEach((stops, r) => {
+      const o = this.off[r];
+      stops.forEach((c, i) => {
+        this.nodes[o + i + 1] = c;
+        this.routeOf[c] = r;
+        this.posOf[c] = i + 1;
+        this.sum0[r] += this.m.load0[c];
+        this.sum1[r] += this.m.load1[c];
+        this.dropUnassigned(c);
+      });
+      this.len[r] = stops.length;
+    });
+    for (let r = 0; r < this.m.vehicles; r++) this.refresh(r);
+  }
+
+  /** Per vehicle, its customers in visiting order: the search's answer, kept apart from the search. */
+  snapshot(): number[][] {
+    const routes: number[][] = [];
+    for (let r = 0; r < this.m.vehicles; r++) {
+      const o = this.off[r];
+      routes.push(Array.from(this.nodes.subarray(o + 1, o + 1 + this.len[r])));
+    }
+    return routes;
   }
 
   /**
@@ -238,6 +285,7 @@ export class Solution {
   private copyRoute(src: Solution, r: number): void {
     const o = this.off[r];
     const n = src.len[r] + 2;
+    this.meter.work += n;
     this.nodes.set(src.nodes.subarray(o, o + n), o);
     this.start.set(src.start.subarray(o, o + n), o);
     this.lateArr.set(src.lateArr.subarray(o, o + n), o);

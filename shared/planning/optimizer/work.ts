@@ -1,6 +1,11 @@
+import type { Meter } from './budget.ts';
 import type { Model } from './model.ts';
+import { newMerged } from './segments.ts';
 
-/** Scratch buffers of one search, allocated once so iterations allocate nothing. */
+/**
+ * Scratch and settings of one search, allocated once so iterations allocate nothing, and owned by
+ * the search (nothing lives at module level: two searches in one process share nothing).
+ */
 export class Work {
   stamp = 0;
   readonly routeStamp: Int32Array;
@@ -16,8 +21,20 @@ export class Work {
   /** Customers to insert and their sort keys. */
   readonly pending: Int32Array;
   readonly keys: Float64Array;
+  /** The price of the position the last route scan found. */
+  foundCost = 0;
+  readonly merged = newMerged();
+  /** Each insertion position is skipped with this probability (SISR's blinks); 0 in the last pass. */
+  blinkRate = 0.01;
+  /** At most this many routes in use: fleet minimisation forbids opening one beyond its target. */
+  routeCap: number;
+  /** Earlier leftovers tried again per iteration (all of them when Infinity). */
+  retryUnassigned = 20;
 
-  constructor(m: Model) {
+  constructor(
+    m: Model,
+    readonly meter: Meter,
+  ) {
     this.routeStamp = new Int32Array(m.vehicles);
     this.classStamp = new Int32Array(m.classCount);
     this.touched = new Int32Array(m.vehicles);
@@ -26,6 +43,7 @@ export class Work {
     this.removed = new Int32Array(m.size);
     this.pending = new Int32Array(m.size);
     this.keys = new Float64Array(m.size);
+    this.routeCap = m.vehicles;
   }
 
   /** Starts an iteration: nothing touched, nothing removed. */

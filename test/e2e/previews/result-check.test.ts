@@ -35,7 +35,7 @@ const problem = (): PlanningProblem => {
 };
 const ids = { orderIds: ['o-1', 'o-2', 'o-3'], vehicleIds: ['v-1', 'v-2'] };
 const clock = dayClock('2026-11-23', 'America/Santiago');
-const answer = (routes: PlanningSolution['routes'], unassigned: PlanningSolution['unassigned'] = []): PlanningSolution => ({ routes, unassigned, stats: { iterations: 1, elapsedMs: 1, stoppedBy: 'work' } });
+const answer = (routes: PlanningSolution['routes'], unassigned: PlanningSolution['unassigned'] = []): PlanningSolution => ({ routes, unassigned, stats: { iterations: 1, work: 1, elapsedMs: 1, stoppedBy: 'work' } });
 
 describe('the preview of an optimizer answer', () => {
   it('times a sound answer: leaving at the latest departure that waits nowhere first, numbered in vehicle order', () => {

@@ -4,7 +4,7 @@ import { solveProblem } from '../../../shared/planning/optimizer/index.ts';
 import type { PlanningOrder, PlanningProblem } from '../../../shared/planning/problem.ts';
 import { bruteForce, lcg, planeProblem, type Point } from './instances.ts';
 
-const solve = (problem: PlanningProblem, seed = 1, iterations = 3000) => solveProblem(problem, { seconds: 120, seed, iterations });
+const solve = (problem: PlanningProblem, seed = 1, work = 300_000) => solveProblem(problem, { seconds: 120, seed, work });
 
 /** Orders with 0-3 windows, skills, two load dimensions, on a 100 x 100 square. */
 function mixedProblem(seed: number, n: number, objective: PlanningProblem['objective']): PlanningProblem {
@@ -29,7 +29,7 @@ describe('the route optimizer', () => {
     it(`returns routes the checker accepts, every order placed once (${objective}, windows, skills, two loads, unlimited capacity, shifts, maxStops)`, () => {
       for (const seed of [1, 2, 3]) {
         const problem = mixedProblem(seed, 40, objective);
-        const solution = solve(problem, seed, 1500);
+        const solution = solve(problem, seed, 500_000);
         const report = checkSolution(problem, solution);
         expect(report.violations).toEqual([]);
         expect(report.served + solution.unassigned.length).toBe(40);
@@ -85,13 +85,68 @@ describe('the route optimizer', () => {
     expect(checkSolution(problem, byDuration).duration).toBeCloseTo(20 + 2 * Math.hypot(10, 1), 9);
   });
 
-  it('gives the same routes for the same problem, seed and iteration cap', () => {
-    const problem = mixedProblem(7, 60, 'distance');
-    const first = solve(problem, 42, 400);
-    const second = solve(problem, 42, 400);
-    expect(second.routes).toEqual(first.routes);
-    expect(second.unassigned).toEqual(first.unassigned);
-    expect(second.stats.iterations).toBe(400);
+  it('gives the same routes for the same problem, seed and work budget, and spends that budget, not more', () => {
+    for (const objective of ['distance', 'duration', 'vehicles'] as const) {
+      const problem = mixedProblem(7, 60, objective);
+      const first = solve(problem, 42, 400_000);
+      const second = solve(problem, 42, 400_000);
+      expect(second.routes).toEqual(first.routes);
+      expect(second.unassigned).toEqual(first.unassigned);
+      expect(second.stats.iterations).toBe(first.stats.iterations);
+      expect(first.stats.stoppedBy).toBe('work');
+      // The budget is checked between iterations: at most one iteration's work past it (a few thousand units here).
+      expect(first.stats.work).toBeGreaterThanOrEqual(400_000);
+      expect(first.stats.work).toBeLessThan(420_000);
+      expect(solve(problem, 43, 400_000).routes).not.toEqual(first.routes);
+    }
+  });
+
+  it('stops at the safety limit when the work budget is more than it allows, and says so', () => {
+    const problem = mixedProblem(3, 60, 'distance');
+    const solution = solveProblem(problem, { seconds: 1e-6, seed: 1, work: 1e12 });
+    expect(solution.stats.stoppedBy).toBe('time');
+    expect(solution.stats.work).toBeLessThan(1e12);
+    expect(checkSolution(problem, solution).violations).toEqual([]);
+  });
+
+  it('under `vehicles`, serves with fewest routes before the shortest distance', () => {
+    // A at 10 must be served by 12; one route A, B, C exists but is long; two routes {A, C} and {B} are shorter.
+    const orders = [
+      { at: [10, 0] as Point, windows: [[10, 12] as const] },
+      { at: [-10, 0] as Point, windows: [[30, 50] as const] },
+      { at: [10, 1] as Point, windows: [[40, 60] as const] },
+    ];
+    const vehicles = [{ shiftStart: 0, shiftEnd: 1000 }, { shiftStart: 0, shiftEnd: 1000 }];
+    const byDistance = solve(planeProblem([0, 0], orders, vehicles, 'distance'));
+    expect(byDistance.routes).toHaveLength(2);
+    const problem = planeProblem([0, 0], orders, vehicles, 'vehicles');
+    const byVehicles = solve(problem);
+    expect(byVehicles.routes.map((r) => r.orders)).toEqual([[0, 1, 2]]);
+    expect(checkSolution(problem, byVehicles).violations).toEqual([]);
+  });
+
+  it('claims no_room only for orders that fit in no final route: the last insertion pass has tried each', () => {
+    for (const objective of ['distance', 'duration', 'vehicles'] as const) {
+      // A budget far too small to place everything well: what is left out must still have no room.
+      const problem = mixedProblem(11, 80, objective);
+      const solution = solve(problem, 5, 3_000);
+      const noRoom = solution.unassigned.filter((u) => u.codes.includes('no_room'));
+      expect(noRoom.length, objective).toBeGreaterThan(0);
+      const used = new Set(solution.routes.map((r) => r.vehicle));
+      const routes = [...solution.routes, ...problem.vehicles.flatMap((_, vehicle) => (used.has(vehicle) ? [] : [{ vehicle, orders: [] as number[] }]))];
+      for (const { order } of noRoom) {
+        for (const route of routes) {
+          for (let at = 0; at <= route.orders.length; at++) {
+            const orders = [...route.orders.slice(0, at), order, ...route.orders.slice(at)];
+            const fits = checkSolution(problem, {
+              routes: [{ vehicle: route.vehicle, orders }],
+              unassigned: problem.orders.map((_, o) => ({ order: o, codes: [] })).filter((u) => !orders.includes(u.order)),
+            }).feasible;
+            expect(fits, `${objective}: order ${order} fits in vehicle ${route.vehicle} at ${at}`).toBe(false);
+          }
+        }
+      }
+    }
   });
 
   it('finds the brute-force optimum of tiny instances, fewest unassigned first', () => {
@@ -112,7 +167,7 @@ describe('the route optimizer', () => {
       ];
       const problem = planeProblem([30, 30], orders, vehicles, objective);
       const optimum = bruteForce(problem);
-      const solution = solve(problem, seed, 2000);
+      const solution = solve(problem, seed, 300_000);
       const report = checkSolution(problem, solution);
       expect(report.violations).toEqual([]);
       expect(solution.unassigned.length, `seed ${seed}`).toBe(optimum.unassigned);

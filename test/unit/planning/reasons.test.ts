@@ -8,7 +8,7 @@ const fleet = [
   { shiftStart: 0, shiftEnd: 300, capacity: [20, 2] as const, skills: ['lift'] },
   { shiftStart: 50, shiftEnd: 300, capacity: [Infinity, Infinity] as const },
 ];
-const solve = (problem: ReturnType<typeof planeProblem>) => solveProblem(problem, { seconds: 60, seed: 1, iterations: 300 });
+const solve = (problem: ReturnType<typeof planeProblem>) => solveProblem(problem, { seconds: 60, seed: 1, work: 30_000 });
 
 describe('unassigned reasons', () => {
   it('skills_missing: no vehicle has every skill of the order', () => {

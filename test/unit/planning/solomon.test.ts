@@ -26,7 +26,7 @@ describe('the Solomon reader', () => {
     expect(problem.orders).toHaveLength(100);
     expect(problem.vehicles).toHaveLength(25);
     expect(problem.distance[1]).toBeCloseTo(Math.hypot(5, 18), 12);
-    const solution = solveProblem(problem, { seconds: 60, seed: 1, iterations: 2000 });
+    const solution = solveProblem(problem, { seconds: 60, seed: 1, work: 2_000_000 });
     const report = checkSolution(problem, solution);
     expect(report.violations).toEqual([]);
     expect(report.served).toBe(100);

@@ -1,6 +1,7 @@
-import type { Rng } from './rng.ts';
-import type { Solution } from './solution.ts';
-import type { Work } from './work.ts';
+import type { Rng } from '../rng.ts';
+import type { Solution } from '../solution.ts';
+import type { Work } from '../work.ts';
+import type { Ruin } from './operator.ts';
 
 /** SISR's parameters (Christiaens & Vanden Berghe 2020, table 4). */
 export const AVG_REMOVED = 10;
@@ -14,12 +15,13 @@ const SPLIT_DEPTH = 0.01;
  * met, until `ks` routes are cut. Removed customers join the unassigned list; cut routes are
  * refreshed and recorded in `work.touched`.
  */
-export function ruin(s: Solution, rng: Rng, w: Work): void {
+export const ruinStrings: Ruin = { name: 'adjacent string removal', apply: ruin };
+
+function ruin(s: Solution, rng: Rng, w: Work): void {
   const m = s.m;
   const assigned = m.n - s.unCount;
   if (assigned === 0) return;
-  let used = 0;
-  for (let r = 0; r < m.vehicles; r++) if (s.len[r] > 0) used++;
+  const used = s.used();
   const lsMax = Math.min(MAX_STRING, assigned / used);
   const ksMax = (4 * AVG_REMOVED) / (1 + lsMax) - 1;
   const ks = Math.floor(rng.next() * ksMax) + 1;

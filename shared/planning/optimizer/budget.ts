@@ -1,0 +1,82 @@
+import { isMainThread } from 'node:worker_threads';
+
+/**
+ * CPU time of the solving thread: the process's on the main thread (the benchmark's rule), the
+ * thread's own in a worker thread, where the process's would count the gateway beside it.
+ */
+export const cpuUsage = (since?: NodeJS.CpuUsage): NodeJS.CpuUsage => (isMainThread ? process.cpuUsage(since) : process.threadCpuUsage(since));
+
+/**
+ * The unit of work (docs/routing.md, "Budget and determinism"): one insertion position evaluated,
+ * one stop rescheduled or copied. Each is a few dozen machine instructions, so work follows CPU
+ * time within a small factor on any problem, and it depends on nothing but the problem, the seed
+ * and the budget.
+ */
+export interface Meter {
+  work: number;
+}
+
+/**
+ * Work one second of this machine's CPU does (one core of a 2-core Intel Xeon, Sapphire Rapids
+ * class, under load), measured on Gehring & Homberger's 400 and 1,000 customers under `distance`
+ * (docs/performance.md, "Route optimizer"): what the benchmark's `--seconds N` stands for.
+ */
+export const WORK_PER_SECOND = 25_000_000;
+/**
+ * The slowest rate measured here: 1,000 orders of a city day (long routes of 40-50 stops) under
+ * `duration` (10-15 million a second) and `vehicles` with 100 vehicles (8.9 million a second).
+ * The default budget is priced at it.
+ */
+const SLOWEST_WORK_PER_SECOND = 8_000_000;
+/**
+ * The share of the time limit the default budget uses here at the slowest rate: the cloud
+ * function (arm64 Graviton, one vCPU at 1,769 MB) is taken at half this machine's speed, so the
+ * default budget ends by about 70 % of the limit there, and a 60 s limit keeps 18 s to spare.
+ */
+export const SPARE = 0.35;
+
+/** The default deterministic budget for a time limit of `seconds` (the preview worker's). */
+export const defaultWork = (seconds: number): number => Math.round(seconds * SLOWEST_WORK_PER_SECOND * SPARE);
+
+/** How often the CPU clock is read, in units of work: reading it costs a system call. */
+const CLOCK_EVERY = 200_000;
+
+/**
+ * The search's two limits: the work budget, which decides (the same problem, seed and budget give
+ * the same routes), and the CPU seconds, a safety limit that only a slow or busy machine reaches.
+ */
+export class Budget implements Meter {
+  work = 0;
+  stoppedBy: 'work' | 'time' | null = null;
+  private nextClock = 0;
+  private readonly cpu0: NodeJS.CpuUsage;
+
+  constructor(
+    readonly maxWork: number,
+    readonly seconds: number,
+    cpuStart?: NodeJS.CpuUsage,
+  ) {
+    this.cpu0 = cpuStart ?? cpuUsage();
+  }
+
+  cpuMs(): number {
+    const u = cpuUsage(this.cpu0);
+    return (u.user + u.system) / 1000;
+  }
+
+  /** True once either limit is reached; remembers which. */
+  spent(): boolean {
+    if (this.stoppedBy) return true;
+    if (this.work >= this.maxWork) this.stoppedBy = 'work';
+    else if (this.work >= this.nextClock) {
+      this.nextClock = this.work + CLOCK_EVERY;
+      if (this.cpuMs() >= this.seconds * 1000) this.stoppedBy = 'time';
+    }
+    return this.stoppedBy !== null;
+  }
+
+  /** The share of the work budget spent, 0 .. 1: what the annealing's temperature follows. */
+  progress(): number {
+    return Math.min(1, this.work / this.maxWork);
+  }
+}
