@@ -2,7 +2,6 @@ import { nowIso } from '../../shared/clock.ts';
 import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
 import { fingerprint } from '../../shared/idempotency.ts';
 import { newId } from '../../shared/ids.ts';
-import { logger } from '../../shared/logger.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
@@ -103,6 +102,9 @@ export const applyPlan = async (
       // Before any route changed, the answer is the conflict and nothing changed; after, the
       // routes already changed stand and this one is left as it was.
       if (routes.length === 0 || !(error instanceof StateConflictError)) throw error;
+      // Imported here: the operations' module graph must not build the logger on import (the local
+      // stack imports every group before it sets LOG_LEVEL; functions/invoicing/reconciler/run.ts).
+      const { logger } = await import('../../shared/logger.ts');
       logger.warn('route left out of a plan apply', { planId, routeId: named.routeId, error: error as Error });
       skipped.push(named.routeId);
     }
