@@ -7,7 +7,7 @@ import { commit } from '../../shared/table/transaction.ts';
 import { cancelGuideIfUnsent } from '../invoicing/guides/cancel-guides.ts';
 import { clearHolds } from '../orders/assignment-holds.ts';
 import { releaseWrite, unmarkRelease } from '../orders/route-release.ts';
-import type { RouteChange, Staging } from './route-change.ts';
+import type { RouteChange, Staging } from './route-change-shapes.ts';
 
 /** A write that finds the item moved on (settled by a reader's writer, or changed since) is left alone. */
 const quietly = async (send: () => Promise<unknown>): Promise<void> => {

@@ -12,7 +12,10 @@ import { findStoredOrders, orderItem, resolveOrders, type OrderRecord } from '..
 import { acquireClaim, fence } from './assignment-chunks.ts';
 import { findRoute, readRoutePartition, routeItem, stopItem, type StopRecord } from './records.ts';
 import { settleChange } from './route-change-settle.ts';
+import type { RouteChange, Staging } from './route-change-shapes.ts';
 import type { RouteRecord } from './schemas.ts';
+
+export type { RouteChange, Staging };
 
 /** A transaction holds 100 items: the claim's fence, the route lock's, and 98 for the stops and orders. */
 const ITEMS_PER_CHUNK = 98;
@@ -36,23 +39,6 @@ class OrderUnavailableError extends StateConflictError {
 /** The route started while its change was written: the change is undone and the route named in `skipped`. */
 class StartedMeanwhileError extends Error {}
 
-export interface RouteChange {
-  tenantId: string;
-  planId: string;
-  /** The plan's route that the route becomes; a route the plan leaves with no order has `R-{routeId}`. */
-  vehicleRouteId: string;
-  routeId: string;
-  /** The route's version when the plan's preview read it. */
-  version: number;
-  /** The route's orders after the change, in order (empty: the route is cancelled). */
-  orderIds: string[];
-  plannedArrivals: Record<string, string>;
-  /** Every route the plan changes: an added order may come from one of them. */
-  planRoutes: ReadonlySet<string>;
-  fingerprint: string;
-  token: string;
-  now: Date;
-}
 
 export interface ChangeOutcome {
   routeId: string;
@@ -63,13 +49,6 @@ export interface ChangeOutcome {
 
 export type ChangeResult = { kind: 'changed'; outcome: ChangeOutcome; settle: () => Promise<void> } | { kind: 'skipped'; routeId: string };
 
-interface Staging {
-  kept: Array<{ stop: StopRecord; sequence: number }>;
-  removed: StopRecord[];
-  added: Array<{ stop: StopRecord; order: OrderRecord; stored: OrderRecord }>;
-  /** Removed orders still stored on this route: marked, and written back once the change stands. */
-  leaving: OrderRecord[];
-}
 
 const lockKey = (tenantId: string, routeId: string) => opsKeys.routeChangeLock(tenantId, routeId);
 
@@ -237,7 +216,6 @@ const stagedWrites = (change: RouteChange, staging: Staging, at: string): Write[
 /** After the change stands: its values folded into the items, holds and marks gone, unsent guides of removed stops cancelled (best effort; readers resolve what is left). */
 const settleWrites = (change: RouteChange, staging: Staging, at: string) => () => settleChange(change, staging, at);
 
-export type { Staging };
 
 /**
  * Changes one assigned route in place to the plan's orders, all or nothing (decisions 17): the

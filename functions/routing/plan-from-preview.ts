@@ -7,7 +7,7 @@ import type { Write } from '../../shared/table/transaction.ts';
 import { findOrders } from '../orders/records.ts';
 import { getPreviewItem, toPreview } from './preview-record.ts';
 import type { Preview } from './preview-schemas.ts';
-import type { PlanRecord } from './plans.ts';
+import type { PlanRecord } from './plan-record.ts';
 import type { PreviewRequest } from './previews/request.ts';
 import type { RoutePlan } from './schemas.ts';
 

@@ -9,7 +9,10 @@ import type { Write } from '../../shared/table/transaction.ts';
 import { findOrders } from '../orders/records.ts';
 import { planOfPreview } from './plan-from-preview.ts';
 import { assertPlanFits } from './plan-size.ts';
+import type { PlanRecord } from './plan-record.ts';
 import type { ClientPlanBody, CreatePlanBody, RoutePlan } from './schemas.ts';
+
+export type { PlanRecord };
 
 const toPlan = (item: Record<string, unknown>): RoutePlan => ({
   id: item.planId as string,
@@ -32,17 +35,6 @@ const toPlan = (item: Record<string, unknown>): RoutePlan => ({
  * arrival (orderId → date-time with the tenant's offset), which the route's stops show as
  * `plannedArrivalAt` (decisions 15). Empty for a client-computed plan.
  */
-export type PlanRecord = RoutePlan & {
-  plannedArrivals: Record<string, string>;
-  /**
-   * decisions 17, a plan from a preview over assigned routes: every route the preview named, with
-   * its vehicle and the version it had then (a named route left with no order has no route in
-   * the plan, and its apply cancels it). Empty otherwise.
-   */
-  changesRoutes: Array<{ routeId: string; vehicleId: string; version: number }>;
-  /** Routes assigned from the plan so far (POST /v1/field/routes counts them), so a discard sees one that lands meanwhile. */
-  assignments: number;
-};
 
 const planItem = (tenantId: string, plan: RoutePlan, plannedArrivals: Record<string, string> = {}, changesRoutes: PlanRecord['changesRoutes'] = []) => ({
   ...opsKeys.plan(tenantId, plan.id),
