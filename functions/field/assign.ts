@@ -15,7 +15,7 @@ import { finishReleases } from '../orders/route-release.ts';
 import { planAssignmentWrite } from '../routing/plan-discard.ts';
 import { getPlanRecord } from '../routing/plans.ts';
 import { acquireClaim, alreadyAssigned, claimAssignedWrite, writeChunks, type Placement } from './assignment-chunks.ts';
-import { routeItem, withStops, type StopRecord } from './records.ts';
+import { newStopRecord, routeItem, withStops, type StopRecord } from './records.ts';
 import type { AssignRouteBody, RouteRecord, RouteWithWarnings } from './schemas.ts';
 import { vehicleDocumentsWarnings } from './vehicle-documents.ts';
 
@@ -120,24 +120,7 @@ export const assignRoute = async (tenantId: string, body: AssignRouteBody, now: 
   };
   const placements: Placement[] = planned.orderIds.map((orderId, i) => {
     const order = orders.get(orderId) as OrderRecord;
-    const stop: StopRecord = {
-      id: claim.stopIds[i],
-      sequence: i + 1,
-      orderId,
-      reference: order.reference,
-      address: { text: order.address.text, latitude: order.address.latitude, longitude: order.address.longitude },
-      state: 'pending',
-      outcomeAt: null,
-      evidenceCount: 0,
-      failureReason: null,
-      plannedArrivalAt: plan.plannedArrivals[orderId] ?? null,
-      late: false,
-      dispatchGuide: null,
-      receivedBy: null,
-      version: 1,
-      trackingToken: order.trackingToken,
-      evidence: [],
-    };
+    const stop = newStopRecord(order, claim.stopIds[i], i + 1, plan.plannedArrivals[orderId] ?? null);
     return { stop, order };
   });
   await writeChunks(claim, { tenantId, planId: plan.id, vehicleRouteId: planned.vehicleRouteId }, placements, at);

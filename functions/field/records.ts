@@ -4,6 +4,7 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { queryAll } from '../../shared/table/query-all.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { committedChanges } from '../orders/assignment-holds.ts';
+import type { OrderRecord } from '../orders/order-record.ts';
 import { receiptsByStop, storedReceipt } from './receipt.ts';
 import type { Evidence, Route, RouteRecord, Stop } from './schemas.ts';
 import { guidesByStop, readStopGuide, refreshAdopted, stopGuideView } from './stop-guides.ts';
@@ -16,6 +17,26 @@ export interface StopRecord extends Stop {
   /** The receipt is stored inside the stop item (stops delivered before decisions 16). */
   receiptInline?: boolean;
 }
+
+/** A new, open stop for an order put on a route (an assignment, or a plan applied in place). */
+export const newStopRecord = (order: OrderRecord, id: string, sequence: number, plannedArrivalAt: string | null): StopRecord => ({
+  id,
+  sequence,
+  orderId: order.id,
+  reference: order.reference,
+  address: { text: order.address.text, latitude: order.address.latitude, longitude: order.address.longitude },
+  state: 'pending',
+  outcomeAt: null,
+  evidenceCount: 0,
+  failureReason: null,
+  plannedArrivalAt,
+  late: false,
+  dispatchGuide: null,
+  receivedBy: null,
+  version: 1,
+  trackingToken: order.trackingToken,
+  evidence: [],
+});
 
 export interface PositionRecord {
   latitude: number;

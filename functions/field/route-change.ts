@@ -10,7 +10,7 @@ import { commit, type Write } from '../../shared/table/transaction.ts';
 import { assignmentLeaseMs, readClaim, rollBackAssignment, type AssignmentHold } from '../orders/assignment-holds.ts';
 import { findStoredOrders, orderItem, resolveOrders, type OrderRecord } from '../orders/records.ts';
 import { acquireClaim, fence } from './assignment-chunks.ts';
-import { findRoute, readRoutePartition, routeItem, stopItem, type StopRecord } from './records.ts';
+import { findRoute, newStopRecord, readRoutePartition, routeItem, stopItem, type StopRecord } from './records.ts';
 import { settleChange } from './route-change-settle.ts';
 import type { RouteChange, Staging } from './route-change-shapes.ts';
 import type { RouteRecord } from './schemas.ts';
@@ -111,24 +111,7 @@ const stage = async (change: RouteChange, current: StopRecord[], stopIdOf: (orde
   if (unavailable.length > 0) throw new OrderUnavailableError(unavailable);
   const added = addedIds.map((orderId) => {
     const order = resolved.get(orderId)!;
-    const stop: StopRecord = {
-      id: stopIdOf(orderId),
-      sequence: change.orderIds.indexOf(orderId) + 1,
-      orderId,
-      reference: order.reference,
-      address: { text: order.address.text, latitude: order.address.latitude, longitude: order.address.longitude },
-      state: 'pending',
-      outcomeAt: null,
-      evidenceCount: 0,
-      failureReason: null,
-      plannedArrivalAt: change.plannedArrivals[orderId] ?? null,
-      late: false,
-      dispatchGuide: null,
-      receivedBy: null,
-      version: 1,
-      trackingToken: order.trackingToken,
-      evidence: [],
-    };
+    const stop = newStopRecord(order, stopIdOf(orderId), change.orderIds.indexOf(orderId) + 1, change.plannedArrivals[orderId] ?? null);
     return { stop, order, stored: stored.get(orderId)! };
   });
   const leaving = removed.map((s) => stored.get(s.orderId)).filter((o): o is OrderRecord => o !== undefined && o.state === 'assigned' && o.routeId === routeId);
