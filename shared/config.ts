@@ -53,6 +53,23 @@ export const config = {
   get tableConnectTimeoutMs(): number {
     return int('TABLE_CONNECT_TIMEOUT_MS', 1_000);
   },
+  /**
+   * How long invoicing waits for the billing provider, per issue and per provider call: 8 s
+   * (decisions 9). The answer window and the reconciler's in-flight wait are counted from it, so
+   * they follow it. The tests raise it as they raise the table's timeouts: the provider fake runs
+   * in the same loaded process, and on a busy machine it answered a call after 8 s.
+   */
+  get providerDeadlineMs(): number {
+    return int('PROVIDER_DEADLINE_MS', 8_000);
+  },
+  /**
+   * A webhook attempt's whole budget when its request names none: 10 s (the specification). The
+   * tests raise it: their receivers share the loaded machine, and one that answered late was
+   * recorded as failed though it had received the delivery.
+   */
+  get webhookAttemptTimeoutMs(): number {
+    return int('WEBHOOK_ATTEMPT_TIMEOUT_MS', 10_000);
+  },
   get tenantRatePerMinute(): number {
     return int('TENANT_RATE_LIMIT_PER_MINUTE', 1200);
   },

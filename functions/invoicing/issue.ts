@@ -11,7 +11,7 @@ import { ConnectionNotReadyError, GuidesInvoiceLateError, InvalidTransitionError
 import { checkGuidesMonth } from './guides-month.ts';
 import { guideMoveWrite } from './guides/guard.ts';
 import { getIntent, saveIntent, type IntentRecord, type Submission } from './intent-record.ts';
-import { ISSUE_DEADLINE_MS, providerSession, sendOnce, shippingTypeOf, withDeadline, type SendProgress } from './provider-calls.ts';
+import { issueDeadlineMs, providerSession, sendOnce, shippingTypeOf, withDeadline, type SendProgress } from './provider-calls.ts';
 import { documentStates, moveTo, NOT_SENT, REFUSED, RECONCILE_AFTER_SECONDS, UNKNOWN } from './state.ts';
 import { addSeconds } from '../../shared/clock.ts';
 
@@ -112,7 +112,7 @@ export const issueIntent = async (tenantId: string, intentId: string, now: Date,
   // When the send ended (its answer, or its deadline), on `now`'s clock: a guide's answer window counts from it (decisions 19).
   const ended = () => ({ submission: { ...submission, sendEndedAt: nowIso(new Date(now.getTime() + (Date.now() - sendStarted))) } });
   try {
-    const document = await withDeadline((signal) => sendOnce(provider, session, submitting, submission, settings, credited, progress, signal), options.deadlineMs ?? ISSUE_DEADLINE_MS);
+    const document = await withDeadline((signal) => sendOnce(provider, session, submitting, submission, settings, credited, progress, signal), options.deadlineMs ?? issueDeadlineMs());
     return moveTo(submitting, documentStates(document), now, { externalDocumentId: document.id, documentNumber: document.number, ...ended() });
   } catch (error) {
     // The provider accepted the return: its credit note exists or will, so nothing but that document settles it.

@@ -1,3 +1,4 @@
+import { config } from '../../shared/config.ts';
 import { ProviderRefusedError, ProviderUnavailableError } from '../../shared/ports/billing-provider/errors.ts';
 import type { BillingProvider, ProviderDocument, ProviderSession } from '../../shared/ports/billing-provider/port.ts';
 import { sessionOf, type ConnectionRecord } from '../integrations/connection-record.ts';
@@ -14,8 +15,8 @@ export const providerSession = async (connection: ConnectionRecord): Promise<Pro
   owner: { tenantId: connection.tenantId, connectionId: connection.id },
 });
 
-/** decisions 9: issue waits at most 8 s for the provider, then answers the intent as unknown. */
-export const ISSUE_DEADLINE_MS = 8_000;
+/** decisions 9: issue waits at most 8 s for the provider, then answers the intent as unknown (config.providerDeadlineMs). */
+export const issueDeadlineMs = (): number => config.providerDeadlineMs;
 
 /**
  * Races provider calls against the deadline: past it, the answer is "unknown" (what was sent may

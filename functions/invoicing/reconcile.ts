@@ -7,7 +7,7 @@ import { InvalidTransitionError } from './errors.ts';
 import { claimScopeOf } from './guides/claims.ts';
 import { lookUpShipping } from './guides/shipping-lookup.ts';
 import { getIntent, type IntentRecord } from './intent-record.ts';
-import { ISSUE_DEADLINE_MS, lookUp, providerSession, shippingTypeOf } from './provider-calls.ts';
+import { issueDeadlineMs, lookUp, providerSession, shippingTypeOf } from './provider-calls.ts';
 import { backoffAt, documentStates, moveTo, NOT_SENT, RECONCILE_AFTER_SECONDS, UNKNOWN } from './state.ts';
 
 /**
@@ -15,7 +15,7 @@ import { backoffAt, documentStates, moveTo, NOT_SENT, RECONCILE_AFTER_SECONDS, U
  * send the intent back to approved under a call that is still running. Past this, the issue
  * has answered or died.
  */
-export const IN_FLIGHT_MS = ISSUE_DEADLINE_MS + 2_000;
+export const inFlightMs = (): number => issueDeadlineMs() + 2_000;
 
 export const RECONCILABLE = new Set(['submitting', 'unknown', 'provider_recorded']);
 
@@ -45,7 +45,7 @@ export const reconcileIntent = async (intent: IntentRecord, now: Date, options: 
   if (!RECONCILABLE.has(intent.localState)) throw new InvalidTransitionError('reconciled', intent.localState);
   if (intent.localState === 'provider_recorded' && intent.taxState !== 'pending') return { record: intent, writes: [] };
   const submission = intent.submission!;
-  if (intent.localState === 'submitting' && now.getTime() - Date.parse(submission.submittedAt) < (options.inFlightMs ?? IN_FLIGHT_MS)) {
+  if (intent.localState === 'submitting' && now.getTime() - Date.parse(submission.submittedAt) < (options.inFlightMs ?? inFlightMs())) {
     return { record: intent, writes: [] };
   }
   const connection = options.connection ?? (await activeConnection(intent.tenantId, intent.connectionId));
@@ -81,7 +81,7 @@ const reconcileGuide = async (
   const shippingTypeId = lookup?.shippingTypeId ?? (connection.issueSettings ? shippingTypeOf(intent, connection.issueSettings) : null);
   // Held for an admin: a member's reconcile looks again, the reconciler does not come back by itself.
   const outcome = shippingTypeId
-    ? await lookUpShipping({ provider, session, intent, submission, shippingTypeId, claimScope: claimScopeOf(connection), now, sendDeadlineMs: ISSUE_DEADLINE_MS, signal, budgetMs })
+    ? await lookUpShipping({ provider, session, intent, submission, shippingTypeId, claimScope: claimScopeOf(connection), now, sendDeadlineMs: issueDeadlineMs(), signal, budgetMs })
     : { kind: 'ambiguous' as const, guideIds: [] as string[] };
   const base = { shippingTypeId: shippingTypeId ?? '', progress: null, ambiguous: null };
   const stay = { localState: intent.localState === 'submitting' ? ('unknown' as const) : intent.localState, providerState: UNKNOWN.providerState, taxState: UNKNOWN.taxState };

@@ -9,7 +9,7 @@ import { AnswerWindowOpenError, InvalidTransitionError } from './errors.ts';
 import { answerWindowEndsAt } from './guides/answer-window.ts';
 import { claimOf, claimScopeOf, DocumentClaimedError } from './guides/claims.ts';
 import { getIntent, toIntent, type IntentRecord } from './intent-record.ts';
-import { ISSUE_DEADLINE_MS, providerSession } from './provider-calls.ts';
+import { issueDeadlineMs, providerSession } from './provider-calls.ts';
 import { ResolveBody } from './resolve-schemas.ts';
 import { InvoiceIntent } from './schemas.ts';
 import { documentStates, moveTo, NOT_SENT } from './state.ts';
@@ -38,7 +38,7 @@ export const resolveIntent = async (tenantId: string, intentId: string, document
     // The provider answered this guide's shipping: a guide exists, and "none" would send a second one.
     if (intent.externalDocumentId) throw new InvalidGuideDocumentError(intent.externalDocumentId, 'the provider answered this guide’s shipping with this guide, so one exists: name it');
     // The provider may still apply the latest send: "none" now would send a second guide (decisions 19).
-    const windowEnds = intent.submission ? answerWindowEndsAt(intent.submission, ISSUE_DEADLINE_MS) : 0;
+    const windowEnds = intent.submission ? answerWindowEndsAt(intent.submission, issueDeadlineMs()) : 0;
     if (!intent.shippingLookup?.ambiguous && now.getTime() < windowEnds) throw new AnswerWindowOpenError(new Date(windowEnds).toISOString());
     return moveTo(intent, NOT_SENT, now, { shippingLookup: lookup });
   }

@@ -10,7 +10,7 @@ import { findConnectionRecord, type ConnectionRecord } from '../../integrations/
 import { ConnectionRevokedError } from '../../integrations/errors.ts';
 import { GUIDE_RECONCILER_AUDIT_ACTION, issueGuideIntent } from '../guides/issue-guides.ts';
 import { findIntent } from '../intent-record.ts';
-import { ISSUE_DEADLINE_MS, providerSession, withDeadline } from '../provider-calls.ts';
+import { issueDeadlineMs, providerSession, withDeadline } from '../provider-calls.ts';
 import { RECONCILABLE, reconcileIntent, type ReconcileOptions } from '../reconcile.ts';
 import { MAX_BACKOFF_SECONDS } from '../state.ts';
 import { activeConnections, holdOff, moveToConnection, postpone, postponeWrite, readConnectionDue, readLegacyDue, type DueEntry } from './due-index.ts';
@@ -36,7 +36,9 @@ export const RUN_LIMITS = {
   /** Index reads at once (one per active connection). */
   readConcurrency: 16,
   /** One intent's look, however many pages it reads: past it the look failed (its next one later). */
-  lookDeadlineMs: ISSUE_DEADLINE_MS,
+  get lookDeadlineMs(): number {
+    return issueDeadlineMs();
+  },
 };
 
 /** The audit action of a group of guides postponed because their connection has no guide settings (resource: the connection). */

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { config } from '../../../shared/config.ts';
 import { errorCode, describeError } from './classify-error.ts';
 import {
   checkDestinationUrl,
@@ -31,8 +32,6 @@ export interface AttemptResult {
   detail: string | null;
 }
 
-/** The receiver's whole budget (spec: answer 2xx within 10 seconds), DNS to last body byte. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 type AttemptCore = Omit<AttemptResult, 'durationMs' | 'startedAt'>;
@@ -41,7 +40,8 @@ type AttemptCore = Omit<AttemptResult, 'durationMs' | 'startedAt'>;
 export async function sendAttempt(request: AttemptRequest): Promise<AttemptResult> {
   const startedAt = new Date().toISOString();
   const started = performance.now();
-  const deadline = startDeadline(request.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  // The receiver's whole budget, DNS to last body byte (spec: answer 2xx within 10 seconds).
+  const deadline = startDeadline(request.timeoutMs ?? config.webhookAttemptTimeoutMs);
   let result: AttemptCore;
   try {
     result = await attempt(request, deadline);

@@ -1,3 +1,4 @@
+import { config } from '../../config.ts';
 import { ProviderRefusedError, ProviderTokenRejectedError, ProviderUnavailableError } from './errors.ts';
 import {
   PAGE_LIMIT,
@@ -27,7 +28,7 @@ export interface ProviderChileSettings {
   appId: string;
   /** The integrator's own token (a secret): read when needed, so a rotation is picked up. */
   userToken: () => Promise<string>;
-  /** Deadline of every call. @default 8000 (invoicing waits at most 8 s for an issue, decisions 9) */
+  /** Deadline of every call. @default config.providerDeadlineMs (8 s: invoicing waits at most 8 s for an issue, decisions 9) */
   timeoutMs?: number;
   /** Pages one port call reads before it gives up as unknown. @default MAX_PAGES_PER_CALL */
   maxPagesPerCall?: number;
@@ -50,7 +51,7 @@ export class ProviderChile implements BillingProvider {
   constructor(private readonly settings: ProviderChileSettings) {
     this.apiUrl = trimSlash(settings.apiUrl);
     this.oauthUrl = trimSlash(settings.oauthUrl);
-    this.timeoutMs = settings.timeoutMs ?? 8_000;
+    this.timeoutMs = settings.timeoutMs ?? config.providerDeadlineMs;
     this.maxPages = settings.maxPagesPerCall ?? MAX_PAGES_PER_CALL;
   }
 

@@ -13,6 +13,7 @@ import { commit } from '../../../shared/table/transaction.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { guideRoute, useGuideWorld, type GuideWorld } from '../dispatch-guides/support.ts';
 import { twinRoute } from './guide-twins.ts';
+import { fakeProviderChile } from './world.ts';
 
 /**
  * decisions 16: a guide exactly once without the provider's help. The fake makes a shipping per
@@ -47,13 +48,13 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     for (const stop of route.stops) intentIds.push((await findStopGuide(tenant.id, route.id, stop.id))!.intentId);
     return { place, route, intentIds };
   };
-  const issue = async (intentId: string, at = new Date()) => {
-    const { writes, record } = await runAs(importWorker.name, () => issueIntent(tenant.id, intentId, at, actor, { provider: spacedProvider(provider, ready.connectionId), deadlineMs: DEADLINE_MS }));
+  const issue = async (intentId: string, at = new Date(), through = provider, deadlineMs = DEADLINE_MS) => {
+    const { writes, record } = await runAs(importWorker.name, () => issueIntent(tenant.id, intentId, at, actor, { provider: spacedProvider(through, ready.connectionId), deadlineMs }));
     await commit(writes);
     return record;
   };
-  const reconcile = async (intentId: string, at: Date, lookupBudgetMs?: number) => {
-    const { writes, record } = await reconcileById(tenant.id, intentId, at, { provider, inFlightMs: 0, lookupBudgetMs });
+  const reconcile = async (intentId: string, at: Date, lookupBudgetMs?: number, through = provider) => {
+    const { writes, record } = await reconcileById(tenant.id, intentId, at, { provider: through, inFlightMs: 0, lookupBudgetMs });
     if (writes.length) await commit(writes);
     return record;
   };
@@ -61,12 +62,14 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
   const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
 
   it('a failed read of the guide after its shipping was made (403, 401, 500) leaves the guide unknown, never rejected, and it is read again', async () => {
+    // Nothing here hangs: deadlines a loaded machine cannot reach, so the read that fails is the issue's.
+    const patient = fakeProviderChile(fake, 60_000);
     for (const status of [403, 401, 500]) {
       const { place, intentIds } = await madeGuides(1);
       fake.faults.add({ route: 'GET /v1/documents/{id}.json', kind: 'status', status });
-      const after = await issue(intentIds[0]!);
+      const after = await issue(intentIds[0]!, new Date(), patient, 60_000);
       expect([after.localState, after.externalDocumentId], String(status)).toEqual(['unknown', String(shippingsAt(place)[0]!.guide.id)]);
-      const settled = await reconcile(intentIds[0]!, later(1));
+      const settled = await reconcile(intentIds[0]!, later(1), undefined, patient);
       expect(settled.localState).toBe('issued');
       expect(shippingsAt(place)).toHaveLength(1);
     }
@@ -105,14 +108,19 @@ describe('one guide per stop with a provider that ignores salesId on shippings (
     const spaced = spacedProvider(provider, ready.connectionId);
     const posts = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/shippings.json').length;
     const postsBefore = posts();
-    // Another call of the connection holds the turn longer than the issue's deadline.
-    fake.faults.add({ route: 'GET /v1/shipping_types.json', kind: 'delay', delayMs: 250 });
-    const busy = spaced.listShippingTypes({ accessToken: ready.token });
+    // Another call of the connection holds the turn until the issue has answered, however slow
+    // the machine: the issue's 100 ms deadline passes while its POST waits.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holder = spacedProvider({ listShippingTypes: () => released.then(() => ({ items: [], next: null })) } as unknown as typeof provider, ready.connectionId);
+    const busy = holder.listShippingTypes({ accessToken: ready.token });
     const { writes, record } = await runAs(importWorker.name, () => issueIntent(tenant.id, intentIds[0]!, new Date(), actor, { provider: spaced, deadlineMs: 100 }));
     await commit(writes);
     expect(record.localState).toBe('unknown');
+    release();
     await busy;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Turns are taken in order: once a call queued after the POST has answered, the POST had its turn.
+    await spaced.listShippingTypes({ accessToken: ready.token });
     expect(shippingsAt(place)).toEqual([]);
     expect(posts()).toBe(postsBefore);
   });
