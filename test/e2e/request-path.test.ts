@@ -32,9 +32,17 @@ describe('400: malformed requests change nothing', () => {
     expect(unknown.body.errors).toEqual([expect.objectContaining({ path: 'body.colour' })]);
     const typed = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { body: { plate: 12, label: '' } });
     expect(typed.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.label', 'body.plate']);
+    // JSON allows a lone surrogate's escape, but no UTF-8 text holds it: refused, naming where.
+    const lone = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { rawBody: JSON.stringify({ ...vehicleBody(), label: 'x' }).replace('"label":"x"', '"label":"Cami\\ud800n"'), headers: { 'content-type': 'application/json' } });
+    expectProblem(lone, 400, 'malformed_json');
+    expect(lone.body.detail).toContain('body.label');
     const missing = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', {});
     expect(missing.body.errors).toEqual([{ path: 'body', message: 'A JSON body is required.' }]);
     expect(await vehicleCount(tenant, admin)).toBe(0);
+    // A surrogate pair's escapes are text (an emoji).
+    const paired = await tenant.call(admin, 'POST', '/v1/fleet/vehicles', { rawBody: JSON.stringify({ ...vehicleBody(), label: 'x' }).replace('"label":"x"', '"label":"Cami\\ud83d\\ude9a"'), headers: { 'content-type': 'application/json' } });
+    expect(paired.status, paired.text).toBe(201);
+    expect(paired.body.label).toBe('Cami🚚');
   });
 
   it('refuses bad path and query values', async () => {
