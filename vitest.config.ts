@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/support/sequencer.ts';
+import { WAIT_LIMIT_MS } from './test/support/wait-limit.ts';
 
 /**
  * Workers: one more than the cores. vitest's default is one fewer (one worker on two cores, the
@@ -26,6 +27,8 @@ export default defineConfig({
     // load 20-45 (issue 37), and a limit a loaded machine reaches fails a good run.
     testTimeout: 120_000,
     hookTimeout: 240_000,
+    // expect.poll waits as the suite's own helpers do (vitest's default gives up after 1 s).
+    expect: { poll: { timeout: WAIT_LIMIT_MS, interval: 100 } },
     pool: 'forks',
     maxWorkers: workers,
     minWorkers: workers,

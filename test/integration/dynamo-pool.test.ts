@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DynamoPool } from '../support/dynamo-pool.ts';
 import { processCpuSeconds } from '../support/file-cpu.ts';
+import { WAIT_LIMIT_MS } from '../support/wait-limit.ts';
 
 const gone = async (pid: number) => {
-  for (let i = 0; i < 100 && processCpuSeconds(pid) !== null; i++) await new Promise((r) => setTimeout(r, 50));
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  while (Date.now() < deadline && processCpuSeconds(pid) !== null) await new Promise((r) => setTimeout(r, 50));
   return processCpuSeconds(pid) === null;
 };
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { envelopeViolation } from './event-schemas.ts';
+import { WAIT_LIMIT_MS } from './wait-limit.ts';
 
 export interface Received {
   path: string;
@@ -45,7 +46,7 @@ export class Receiver {
     return this;
   }
 
-  async waitFor(count: number, timeoutMs = 60_000): Promise<Received[]> {
+  async waitFor(count: number, timeoutMs = WAIT_LIMIT_MS): Promise<Received[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.received.length < count) {
       if (Date.now() > deadline) throw new Error(`receiver got ${this.received.length} of ${count} requests`);
@@ -61,7 +62,7 @@ export class Receiver {
   }
 }
 
-export const eventually = async <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000): Promise<T> => {
+export const eventually = async <T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = WAIT_LIMIT_MS): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

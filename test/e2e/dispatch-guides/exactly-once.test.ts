@@ -53,7 +53,7 @@ describe('one guide per stop, whatever races or fails', () => {
       expect(won.length).toBeGreaterThan(0);
       for (const a of won) expect(a.body).toEqual(won[0]!.body);
       expect(new Set(won[0]!.body.items.map((i: { stopId: string }) => i.stopId)).size).toBe(45);
-      const settled = await waitForGuides(tenant, admin, route.id, 45, ['issued'], 60_000);
+      const settled = await waitForGuides(tenant, admin, route.id, 45, ['issued']);
       const intentIds = new Set(settled.stops.map((s: { dispatchGuide: { intentId: string } }) => s.dispatchGuide.intentId));
       expect(intentIds).toEqual(new Set(won[0]!.body.items.map((i: { intentId: string }) => i.intentId)));
       const counts = shippingsBySalesId();
@@ -78,7 +78,7 @@ describe('one guide per stop, whatever races or fails', () => {
     expect(retry.status, retry.text).toBe(202);
     expect(retry.body.items).toHaveLength(10);
     expect(retry.body.items.slice(0, 6).map((i: { intentId: string }) => i.intentId)).toEqual(earlier);
-    const settled = await waitForGuides(tenant, admin, route.id, 10, ['issued'], 60_000);
+    const settled = await waitForGuides(tenant, admin, route.id, 10, ['issued']);
     expect(new Set(settled.stops.map((s: { dispatchGuide: { intentId: string } }) => s.dispatchGuide.intentId)).size).toBe(10);
     expect([...shippingsBySalesId().values()].every((n) => n === 1)).toBe(true);
     // 24 stops fit the request's one transaction: 4 items each (intent, stop, order guard, order check), 99 with the route's check, idempotency and audit.
@@ -97,7 +97,7 @@ describe('one guide per stop, whatever races or fails', () => {
     const early = (await tenant.call(admin, 'GET', `/v1/field/routes/${route.id}`)).body.stops;
     expect(early.map((s: { dispatchGuide: { localState: string } }) => s.dispatchGuide.localState)).toEqual(['approved', 'approved']);
     await reconcile(6);
-    const settled = await waitForGuides(tenant, admin, route.id, 2, ['issued'], 5_000);
+    const settled = await waitForGuides(tenant, admin, route.id, 2, ['issued']);
     expect(settled.stops.map((s: { dispatchGuide: { number: string } }) => s.dispatchGuide.number)).toEqual([expect.any(String), expect.any(String)]);
     expect([...shippingsBySalesId().values()].every((n) => n === 1)).toBe(true);
   }, 240_000);

@@ -7,6 +7,7 @@ import { issueRouteGuides } from '../../../functions/invoicing/guides/issue-guid
 import { runAs } from '../../../shared/aws-calls/identity.ts';
 import type { Caller } from '../../../shared/http/operation.ts';
 import { commit, ReadOutdatedError } from '../../../shared/table/transaction.ts';
+import { eventually } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { PREFIX } from '../invoicing/support.ts';
 import { created } from '../operations/support.ts';
@@ -65,8 +66,7 @@ describe('one live guide per order', () => {
     const [old] = await unsentGuides(route.id);
     await cancelRouteByApi(route.id);
     // The route's cancel cancels its stops' unsent guides right after its commit.
-    for (let i = 0; i < 100 && (await intent(old!)).localState !== 'cancelled'; i++) await new Promise((r) => setTimeout(r, 100));
-    expect((await intent(old!)).localState).toBe('cancelled');
+    expect((await eventually(() => intent(old!), (i) => i.localState === 'cancelled')).localState).toBe('cancelled');
     const next = await replan([orders[0].id]);
     const answer = await tenant.call(admin, 'POST', guidesPath(next.id), { body: { transfer: 'sale' } });
     expect(answer.status, answer.text).toBe(202);

@@ -3,6 +3,7 @@ import type { LocalStack } from '../../../infra/local/stack.ts';
 import type { TestMember, TestTenant } from '../../support/api.ts';
 import { openProviderWorld, type ProviderWorld, type ProviderWorldOptions } from '../invoicing/world.ts';
 import { created, plate } from '../operations/support.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 export { FAKE_GUIDE_SETTINGS, guideConnection } from '../invoicing/world.ts';
 
@@ -77,7 +78,7 @@ export const guideRoute = async (tenant: TestTenant, operator: TestMember, drive
 };
 
 /** Polls the route until every stop with a guide shows it in one of `states`. */
-export const waitForGuides = async (tenant: TestTenant, member: TestMember, routeId: string, count: number, states = ['issued'], timeoutMs = 20_000) => {
+export const waitForGuides = async (tenant: TestTenant, member: TestMember, routeId: string, count: number, states = ['issued'], timeoutMs = WAIT_LIMIT_MS) => {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -4,6 +4,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { expect } from 'vitest';
 import type { LocalStack } from '../../../infra/local/stack.ts';
 import { call, type ApiResponse, type TestMember, type TestTenant } from '../../support/api.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 export interface CollectedEvent {
   id: string;
@@ -74,7 +75,7 @@ export const routeWithOrders = async (
 export const tokenOf = (order: { trackingUrl: string }) => order.trackingUrl.split('/t/')[1];
 
 /** The projection follows the stream: poll the public view until it satisfies the check. */
-export const waitForView = async (stack: LocalStack, token: string, check: (view: any) => boolean, timeoutMs = 10_000): Promise<any> => {
+export const waitForView = async (stack: LocalStack, token: string, check: (view: any) => boolean, timeoutMs = WAIT_LIMIT_MS): Promise<any> => {
   const deadline = Date.now() + timeoutMs;
   let last: ApiResponse | undefined;
   // Backing off keeps a long wait under the tracking routes' own limit (120 a minute per address),
@@ -89,7 +90,7 @@ export const waitForView = async (stack: LocalStack, token: string, check: (view
   throw new Error(`tracking view did not reach the expected state; last: ${last?.status} ${last?.text}`);
 };
 
-export const waitFor = async <T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> => {
+export const waitFor = async <T>(probe: () => T | undefined, timeoutMs = WAIT_LIMIT_MS): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const value = probe();

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { ApiResponse, TestMember, TestTenant } from '../../support/api.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 export const SERVICE_DATE = '2026-11-23';
 /** America/Santiago on 2026-11-23 (summer time): every date-time of a preview carries this offset. */
@@ -48,7 +49,7 @@ export const makeDepot = async (tenant: TestTenant, admin: TestMember) =>
   ok(await tenant.call(admin, 'POST', '/v1/routing/depots', { body: { name: 'Bodega Quilicura', address: { text: 'Av. Lo Boza 120, Quilicura', ...DEPOT } } }), 201);
 
 /** Reads the preview until `done` holds (by default: it ended), as a client polls after the 202. */
-export const waitForPreview = async (tenant: TestTenant, member: TestMember, id: string, done: (p: any) => boolean = (p) => p.state === 'ready' || p.state === 'failed', timeoutMs = 90_000) => {
+export const waitForPreview = async (tenant: TestTenant, member: TestMember, id: string, done: (p: any) => boolean = (p) => p.state === 'ready' || p.state === 'failed', timeoutMs = WAIT_LIMIT_MS) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const preview = ok(await tenant.call(member, 'GET', `/v1/routing/previews/${id}`));

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { TestMember, TestTenant } from '../../support/api.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 /** Polls an import until it settles; the worker runs behind the local queue. */
-export const waitForImport = async (tenant: TestTenant, member: TestMember, connectionId: string, importId: string, timeoutMs = 60_000) => {
+export const waitForImport = async (tenant: TestTenant, member: TestMember, connectionId: string, importId: string, timeoutMs = WAIT_LIMIT_MS) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const read = await tenant.call(member, 'GET', `/v1/integrations/connections/${connectionId}/imports/${importId}`);

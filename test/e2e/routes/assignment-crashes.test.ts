@@ -91,7 +91,7 @@ describe('a route assignment that dies between its writes', () => {
       }
       expect((await storedClaim(tenant.id, plan.id))).toMatchObject({ state: 'assigned', routeId });
       // One event, after the stream delivers it; a replay of the key answers the same route.
-      await expect.poll(() => assignedEvents(routeId).length, { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => assignedEvents(routeId).length).toBe(1);
       expect(assignedEvents(routeId)[0].data).toMatchObject({ stopCount: STOPS, orderIds: orders.map((o) => o.id) });
       const replay = await tenant.call(operator, 'POST', '/v1/field/routes', { body, idempotencyKey: key });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -87,7 +87,7 @@ describe('POST /v1/field/routes/{id}/resequence (decisions 17)', () => {
     // The read shows the same; the event names every stop in sequence, nothing added or removed.
     const read = created(await tenant.call(operator, 'GET', `/v1/field/routes/${assigned.id}`), 200);
     expect(read.stops).toEqual(fromClosed.stops);
-    await expect.poll(() => updatedEvents(assigned.id).length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => updatedEvents(assigned.id).length).toBe(1);
     expect(updatedEvents(assigned.id)[0].data).toEqual({
       routeId: assigned.id,
       serviceDate: PAST_DAY,
@@ -98,18 +98,18 @@ describe('POST /v1/field/routes/{id}/resequence (decisions 17)', () => {
       removedOrderIds: [],
     });
     // The tracking view follows: the stop at 2 has two open stops before it now.
-    await waitForView(stack(), tokenOf(orders[3]), (v) => v.stopsBefore === 2, 30_000);
+    await waitForView(stack(), tokenOf(orders[3]), (v) => v.stopsBefore === 2);
 
     // With a position: from there (south of the line), up the line.
     created(await tenant.call(driver, 'POST', `/v1/field/routes/${assigned.id}/positions`, { body: { ...north(0), recordedAt: new Date().toISOString() } }), 202);
     const fromPosition = created(await resequence(assigned.id), 200);
     expect(orderIdsOf(fromPosition)).toEqual([at2, at5, at3, at4, late]);
-    await waitForView(stack(), tokenOf(orders[3]), (v) => v.stopsBefore === 0, 30_000);
+    await waitForView(stack(), tokenOf(orders[3]), (v) => v.stopsBefore === 0);
     // `from` wins over the position: from beyond the top of the line, down it.
     const fromBody = created(await resequence(assigned.id, { from: north(6) }, operator), 200);
     expect(orderIdsOf(fromBody)).toEqual([at4, at5, at3, at2, late]);
     expect(fromBody.version).toBe(started.version + 3);
-    await waitForView(stack(), tokenOf(orders[3]), (v) => v.stopsBefore === 2, 30_000);
+    await waitForView(stack(), tokenOf(orders[3]), (v) => v.stopsBefore === 2);
   }, 120_000);
 
   it('keeps the windows that can still be kept before the shorter order', async () => {
@@ -148,7 +148,7 @@ describe('POST /v1/field/routes/{id}/resequence (decisions 17)', () => {
     const other = created(await resequence(assigned.id, { from: north(0) }), 200);
     expect(other.version).toBe(started.version + 2);
     expect(orderIdsOf(other)).toEqual(orderIdsOf(first.body));
-    await expect.poll(() => updatedEvents(assigned.id).length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => updatedEvents(assigned.id).length).toBe(2);
   }, 60_000);
 
   it('answers 409 on a route not started, 403 to another driver, and 400 naming each bad field, changing nothing', async () => {
@@ -218,6 +218,6 @@ describe('POST /v1/field/routes/{id}/resequence (decisions 17)', () => {
     expect(delivered).toMatchObject({ sequence: 10, plannedArrivalAt: tenth.plannedArrivalAt, state: 'delivered' });
     const read = created(await tenant.call(driver, 'GET', `/v1/field/routes/${assigned.id}`), 200);
     expect(read.stops.map((s: any) => [s.id, s.sequence])).toEqual(answer.stops.map((s: any) => [s.id, s.sequence]));
-    await expect.poll(() => updatedEvents(assigned.id).map((e) => e.data.stopCount), { timeout: 15_000 }).toEqual([300]);
+    await expect.poll(() => updatedEvents(assigned.id).map((e) => e.data.stopCount)).toEqual([300]);
   }, 180_000);
 });

@@ -98,7 +98,7 @@ describe('deleting a destination with a long history of deliveries (issue 29)', 
 
       holding = false;
       await queue.send(held[0]);
-      const ended = await eventually(() => readAll(pending.map((d) => d.id)), (all) => all.every((d) => d.state === 'dead'), 60_000);
+      const ended = await eventually(() => readAll(pending.map((d) => d.id)), (all) => all.every((d) => d.state === 'dead'));
       for (const d of ended) expect(d).toMatchObject({ state: 'dead', lastOutcome: 'destination_deleted', attempts: 1 });
       // Several messages, each going on from where the last one stopped.
       expect(handed.length).toBeGreaterThanOrEqual(deliveries.length / PAGE);

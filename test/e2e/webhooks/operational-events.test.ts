@@ -21,7 +21,7 @@ describe('operational events (decisions 5)', () => {
 
     // Twenty deliveries dying side by side: the count passes 15 in racing records.
     await Promise.all(Array.from({ length: 20 }, world.emitOrderCreated));
-    await world.readUntil(`/v1/webhooks/endpoints/${failing.id}`, (r) => r.body.state === 'disabled', 60_000);
+    await world.readUntil(`/v1/webhooks/endpoints/${failing.id}`, (r) => r.body.state === 'disabled');
     const notices = await eventually(async () => at('watcher'), (list) => list.length >= 2, 120_000);
     // Whatever else arrives would come by now: the outbox of the disabling committed with it.
     await world.readUntil('/v1/webhooks/deliveries?state=pending', (r) => r.body.items.length === 0);

@@ -94,11 +94,11 @@ describe('recovering dead deliveries (decisions 5)', () => {
     expect(second.status).toBe(409);
     expect(second.body.code).toBe('recovery_running');
 
-    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished', 90_000);
+    const finished = await eventually(() => readRecovery(endpoint.id, started.body.id), (r) => r.body.state === 'finished');
     expect(finished.body.counts).toEqual({ matched: inWindow.length + atCap.length, requeued: inWindow.length });
     expect(finished.body.finishedAt).not.toBeNull();
 
-    await eventually(async () => arrivals(expectedIds).length, (n) => n >= expectedIds.size, 60_000);
+    await eventually(async () => arrivals(expectedIds).length, (n) => n >= expectedIds.size);
     await eventually(() => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=pending&limit=100`), (r) => r.body.items.length === 0);
     await eventually(() => world.tenant.call(world.admin, 'GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries?state=delivering&limit=100`), (r) => r.body.items.length === 0);
     // Each once; nothing older than `since`, nothing at the cap, nothing of another destination.

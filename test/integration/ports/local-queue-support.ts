@@ -1,9 +1,10 @@
 import { afterEach } from 'vitest';
 import { LocalQueue, type LocalQueueOptions } from '../../../infra/local/stand-ins/local-queue.ts';
 import type { DeliveryMessage } from '../../../shared/ports/queue.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 /** Polls every 5 ms, as fast as the stand-ins' own 5 ms polls in these tests. */
-export const waitFor = async (check: () => boolean, ms = 60_000) => {
+export const waitFor = async (check: () => boolean, ms = WAIT_LIMIT_MS) => {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
