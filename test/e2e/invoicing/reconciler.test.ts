@@ -67,8 +67,10 @@ describe('the scheduled reconciler does not stall', () => {
 
   beforeAll(async () => {
     fake = await startFakeProviderEnv();
-    // Short provider deadlines, so a hanging provider ends each call quickly; the rules are the same at 8 s.
-    unregister = registerFakeProviderChile(fake, 300);
+    // The adapter's own deadline (raised for tests): a 300 ms one failed calls that were only slow
+    // on a loaded machine. The hanging provider below drops each call after 300 ms instead, as a
+    // deadline would end it; the rules are the same at 8 s.
+    unregister = registerFakeProviderChile(fake);
     [tenant, other] = await Promise.all([TestTenant.create(stack()), TestTenant.create(stack())]);
     [admin, otherAdmin] = await Promise.all([tenant.member('admin'), other.member('admin')]);
   }, 240_000);
@@ -143,7 +145,7 @@ describe('the scheduled reconciler does not stall', () => {
     const connection = await tenant.call(admin, 'GET', `/v1/integrations/connections/${revoked.connectionId}`);
     expect((await tenant.call(admin, 'POST', `/v1/integrations/connections/${revoked.connectionId}/revoke`, { body: { version: connection.body.version } })).status).toBe(200);
     // The hanging connection's company answers no lookup (every list of documents hangs).
-    fake.faults.add({ route: 'GET /v1/documents.json', kind: 'hang', times: 100_000 });
+    fake.faults.add({ route: 'GET /v1/documents.json', kind: 'hang', delayMs: 300, times: 100_000 });
     const lookupsBefore = fake.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/documents.json')).length;
 
     const at = new Date(Date.now() + 5 * MINUTE);
