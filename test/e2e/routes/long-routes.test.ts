@@ -7,6 +7,7 @@ import { call, TestTenant, type TestMember } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { eventCollector, tokenOf, waitForView } from '../operations/support.ts';
 import { approvedPlan, assignBody, createOrders, SERVICE_DATE, spanishShortDay, upcomingServiceDate } from './support.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 const collector = eventCollector();
 const stack = useLocalStack({ extraStreamConsumers: { collector: collector.consumer } });
@@ -122,7 +123,7 @@ describe('a route of 300 stops', () => {
     await expect.poll(() => collector.events.filter((e) => e.type === 'field.route.cancelled' && e.data.routeId === routeId).length).toBe(1);
     const back = await waitForView(stack(), tokenOf(orders[250]), (v) => v.state === 'pending' && v.stopsBefore === null);
     expect(back.eta).toBeNull();
-  }, 300_000);
+  }, 10 * WAIT_LIMIT_MS);
 
   // A length over a schema's limit is 400 validation_failed here, as every other limit of a body (decisions 3).
   it('refuses a plan route of 301 orders, naming the field', async () => {
