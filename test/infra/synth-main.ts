@@ -1,14 +1,14 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
+import { templateApp } from './test-app.ts';
 
 // Run by sharedSynth (synth.ts) in a child process: prints the template and the cdk-nag report of
 // the stack synthesized with the context given as JSON in argv[2], as infra/app.ts makes them but
 // without bundling the functions' code (the bundles are checked by stack.test.ts and
 // bundles.test.ts; the template's other resources, policies and nag findings do not depend on it).
 const context = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
-const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+const app = templateApp(context);
 const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
 const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
 const template = Template.fromStack(stack).toJSON();

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
-import { App } from 'aws-cdk-lib';
 import type { CfnElement, PolicyValidationPluginReport } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
+import { templateApp } from './test-app.ts';
 
 export type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any>; DeletionPolicy?: string };
 
@@ -122,7 +122,7 @@ export const sharedAssembly = (): Promise<string> =>
  * bundling. The construct tree is the same as the child's, so are the logical ids.
  */
 export async function sharedSynth(context: Record<string, string> = {}): Promise<Synthesized> {
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const app = templateApp(context);
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   const { template: json, edgeTemplates, nagReport } = await templateAndReport(context);
   const template = Template.fromJSON(json);
