@@ -2,7 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MINIMUM_MAX_RECEIVE_COUNT, SQS_MAPPING_MINIMUM_CONCURRENCY, VISIBILITY_PER_TIMEOUT, workerConcurrency } from '../../infra/constructs/queue-capacity.ts';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
-import { sharedSynth, type Resource } from './synth.ts';
+import { sharedTemplate, type Resource } from './synth.ts';
 import { templateApp } from './test-app.ts';
 
 /**
@@ -65,7 +65,7 @@ const quickTemplate = (context: Record<string, string>): Resources => {
 
 let deployed: Resources;
 beforeAll(async () => {
-  deployed = (await sharedSynth()).template.toJSON().Resources as Resources;
+  deployed = (await sharedTemplate()).Resources as Resources;
 }, 180_000);
 
 describe('queues with a Lambda consumer (every SQS event source mapping)', () => {
