@@ -7,7 +7,7 @@ import { responseSealContext } from '../../shared/idempotency.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { checkCalls, formatFinding } from './evaluate.ts';
-import { synthTemplate } from './synth-template.ts';
+import { PROVIDER_CONTEXT, sharedTemplate } from '../infra/synth-shared.ts';
 import type { Template } from './template-names.ts';
 
 /**
@@ -17,7 +17,8 @@ import type { Template } from './template-names.ts';
  */
 let template: Template;
 beforeAll(async () => {
-  template = await synthTemplate();
+  // The run's shared synthesis with the billing provider configured (test/infra/synth-shared.ts), without bundling.
+  template = (await sharedTemplate(PROVIDER_CONTEXT)) as Template;
 }, 180_000);
 
 const key = { kind: 'kms-key', setting: 'WEBHOOK_KMS_KEY_ID' } as const;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { DeliveryOpsStack } from '../../infra/stack.ts';
 import { ORIGIN_VERIFY_HEADER, VIEWER_HOST_HEADER } from '../../shared/http/edge-headers.ts';
 import { sharedSynth, type Resource, type Synthesized } from './synth.ts';
 import { ACCOUNT, TemplateNames } from '../iam/template-names.ts';
+import { templateApp } from './test-app.ts';
 
 let synth: Synthesized;
 beforeAll(async () => {
@@ -189,7 +190,7 @@ describe('tracking tokens and errors at the edge', () => {
 describe('settings of the edge', () => {
   // Without bundling (the functions' code does not matter here), so these synths are quick.
   const quickStack = (context: Record<string, unknown>) => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    const app = templateApp(context);
     return new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   };
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMON_RULES_BLOCKED, COMMON_RULES_COUNTED } from '../../infra/constructs/edge.ts';
@@ -8,6 +8,7 @@ import { DEFAULT_TRACKING_CONCURRENCY, DeliveryOpsStack, PLACEHOLDER_OIDC_AUDIEN
 import { ACCOUNT, TemplateNames } from '../iam/template-names.ts';
 import type { Resource } from './synth.ts';
 import { shapeOf, unapplicableChanges, type TableShape } from './table-changes.ts';
+import { templateApp } from './test-app.ts';
 
 /**
  * What decides whether the first `cdk deploy` on a new account goes through, and whether its
@@ -16,7 +17,7 @@ import { shapeOf, unapplicableChanges, type TableShape } from './table-changes.t
  */
 type Json = Record<string, any>;
 const synth = (context: Record<string, unknown> = {}) => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = templateApp(context);
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource>; Parameters?: Json; Rules?: Json };
   const resources = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);

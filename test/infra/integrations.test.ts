@@ -1,17 +1,11 @@
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealedReplayOperations } from '../../functions/index.ts';
-import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
+import { PROVIDER_CONTEXT, actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
 
-const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
-const context = {
-  providerApiUrl: 'https://api.bsale.io',
-  providerOauthUrl: 'https://oauth.bsale.io',
-  providerAppId: 'app-42',
-  providerRedirectUri: 'https://app.example.cl/provider/callback',
-  providerUserTokenSecretArn: SECRET,
-  publicBaseUrl: 'https://api.example.cl',
-};
+// The run's shared synthesis with the billing provider configured (synth.ts, PROVIDER_CONTEXT).
+const context = PROVIDER_CONTEXT;
+const SECRET = context.providerUserTokenSecretArn;
 
 let synth: Synthesized;
 beforeAll(async () => {

@@ -1,12 +1,13 @@
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
+import { PROVIDER_CONTEXT, actionsOf, sharedSynth, type Resource, type Statement, type Synthesized } from './synth.ts';
 
-const SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:provider-user-token-AbCdEf';
+const SECRET = PROVIDER_CONTEXT.providerUserTokenSecretArn;
 
 let synth: Synthesized;
 beforeAll(async () => {
-  synth = await sharedSynth({ providerApiUrl: 'https://api.bsale.io', providerOauthUrl: 'https://oauth.bsale.io', providerAppId: 'app-42', providerRedirectUri: 'https://app.example.cl/cb', providerUserTokenSecretArn: SECRET });
+  // The run's shared synthesis with the billing provider configured, the integrations file's too.
+  synth = await sharedSynth(PROVIDER_CONTEXT);
 }, 180_000);
 afterAll(() => synth?.dispose());
 

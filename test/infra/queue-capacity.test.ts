@@ -1,9 +1,9 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MINIMUM_MAX_RECEIVE_COUNT, SQS_MAPPING_MINIMUM_CONCURRENCY, VISIBILITY_PER_TIMEOUT, workerConcurrency } from '../../infra/constructs/queue-capacity.ts';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
-import { sharedSynth, type Resource } from './synth.ts';
+import { sharedTemplate, type Resource } from './synth.ts';
+import { templateApp } from './test-app.ts';
 
 /**
  * Issue 28, item 2: every SQS queue with a Lambda consumer is safe on the account it is deployed
@@ -58,14 +58,14 @@ const holdsTheRules = (mappings: QueueMapping[], accountConcurrency: number) => 
 
 /** Without bundling or cdk-nag: the queues and mappings do not depend on the code. */
 const quickTemplate = (context: Record<string, string>): Resources => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = templateApp(context);
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region: 'us-east-1' } });
   return Template.fromStack(stack).toJSON().Resources as Resources;
 };
 
 let deployed: Resources;
 beforeAll(async () => {
-  deployed = (await sharedSynth()).template.toJSON().Resources as Resources;
+  deployed = (await sharedTemplate()).Resources as Resources;
 }, 180_000);
 
 describe('queues with a Lambda consumer (every SQS event source mapping)', () => {

@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { App, type Stack } from 'aws-cdk-lib';
+import type { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 import type { Resource } from './synth.ts';
+import { NO_BUILTIN_VALIDATION_ENV, templateApp } from './test-app.ts';
 
 /**
  * The API's stack goes to the team's region; only the CloudFront web ACL and the distribution's
@@ -18,7 +19,7 @@ import type { Resource } from './synth.ts';
  */
 type Json = Record<string, any>;
 const synth = (region: string, context: Record<string, unknown> = {}) => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = templateApp(context);
   const nag = new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true });
   const stack = new DeliveryOpsStack(app, 'DeliveryOps', { env: { region } });
   const json = (s: Stack) => Template.fromStack(s).toJSON() as { Resources: Record<string, Resource>; Outputs?: Json };
@@ -121,7 +122,7 @@ describe('infra/app.ts', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** infra/app.ts as `cdk synth` runs it (no bundling), with a settings file and CLI context of the test's. */
+  /** infra/app.ts as `cdk synth` runs it (no bundling, no built-in validation: test-app.ts), with a settings file and CLI context of the test's. */
   const runApp = async (name: string, settings: Json | undefined, cliContext: Json, env: Record<string, string> = {}, stack = 'DeliveryOps') => {
     const outdir = join(dir, name);
     const file = join(dir, `${name}.settings.json`);
@@ -129,7 +130,7 @@ describe('infra/app.ts', () => {
     const { CDK_DEFAULT_REGION: _, ...inherited } = process.env;
     await promisify(execFile)(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
       cwd: root,
-      env: { ...inherited, ...env, CDK_OUTDIR: outdir, DELIVERY_OPS_DEPLOY_SETTINGS: file, CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [], ...cliContext }) },
+      env: { ...inherited, ...NO_BUILTIN_VALIDATION_ENV, ...env, CDK_OUTDIR: outdir, DELIVERY_OPS_DEPLOY_SETTINGS: file, CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [], ...cliContext }) },
       maxBuffer: 64 * 1024 * 1024,
     });
     const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as { artifacts: Record<string, { environment?: string }> };

@@ -1,15 +1,15 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { stackNames } from '../../infra/deployment.ts';
 import { DeliveryOpsStack } from '../../infra/stack.ts';
 import type { SynthesizedStack, Template as Json } from './rehearsal.ts';
+import { templateApp } from './test-app.ts';
 
 /**
  * The three stacks of one deployment as `cdk synth` makes them (without bundling: the functions'
  * code plays no part in names and order), in the order `cdk deploy --all` deploys them.
  */
 export const synthDeployment = (deployment: string, region: string, context: Record<string, unknown> = {}): { stack: DeliveryOpsStack; stacks: SynthesizedStack[] } => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], deployment, ...context } });
+  const app = templateApp({ deployment, ...context });
   const stack = new DeliveryOpsStack(app, stackNames(deployment).app, { env: { region } });
   const order = app.synth().stacksRecursively.map((s) => s.stackName);
   const stacks = [stack, stack.edgeAcl, stack.edgeLogs]
