@@ -20,19 +20,29 @@ export interface SeededOrder {
  * event, audit entry and idempotency record) is left out. Hundreds of creates through the API cost
  * minutes of a loaded run in the files that only need the orders to exist.
  */
+export interface SeedOptions {
+  /**
+   * A stored order (one created through the API, read with getOrderRecord) whose goods the seeded
+   * orders copy: its lines (with the provider ids the create resolved), connection, customer and
+   * the address's comuna and city. Without it: orders without goods.
+   */
+  goodsOf?: OrderRecord;
+}
+
 /** Pending orders of the day as POST /v1/distribution/orders stores them, one per point, in batches of 25. */
-export const seedOrders = async (tenantId: string, points: [number, number][], serviceDate: string, prefix = 'PED'): Promise<SeededOrder[]> => {
+export const seedOrders = async (tenantId: string, points: [number, number][], serviceDate: string, prefix = 'PED', options: SeedOptions = {}): Promise<SeededOrder[]> => {
   const at = new Date().toISOString();
+  const like = options.goodsOf;
   const orders: OrderRecord[] = points.map(([latitude, longitude], i) => ({
     id: newId(),
     reference: `${prefix}-${i + 1}-${newId().slice(-6)}`,
     recipient: { name: 'María José Pérez', phone: null, email: null },
-    address: { text: `Calle ${i + 1}, Santiago`, latitude, longitude, municipality: null, city: null },
+    address: { text: `Calle ${i + 1}, Santiago`, latitude, longitude, municipality: like?.address.municipality ?? null, city: like?.address.city ?? null },
     serviceDate,
-    lines: [],
-    customerId: null,
-    customerExternalId: null,
-    connectionId: null,
+    lines: like ? structuredClone(like.lines) : [],
+    customerId: like?.customerId ?? null,
+    customerExternalId: like?.customerExternalId ?? null,
+    connectionId: like?.connectionId ?? null,
     timeWindows: [],
     serviceMinutes: 5,
     load: { weightKg: 0, volumeM3: 0 },

@@ -77,8 +77,8 @@ export const guideRoute = async (tenant: TestTenant, operator: TestMember, drive
   return { orders, route: route as { id: string; version: number; stops: { id: string; orderId: string; sequence: number }[] } };
 };
 
-/** Polls the route until every stop with a guide shows it in one of `states`. */
-export const waitForGuides = async (tenant: TestTenant, member: TestMember, routeId: string, count: number, states = ['issued'], timeoutMs = WAIT_LIMIT_MS) => {
+/** Polls the route until every stop with a guide shows it in one of `states`; a long route's reads are heavier, so its callers poll less often. */
+export const waitForGuides = async (tenant: TestTenant, member: TestMember, routeId: string, count: number, states = ['issued'], timeoutMs = WAIT_LIMIT_MS, intervalMs = 100) => {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -86,7 +86,7 @@ export const waitForGuides = async (tenant: TestTenant, member: TestMember, rout
     last = route.body;
     const guides = (route.body.stops as { dispatchGuide: { localState: string } | null }[]).filter((s) => s.dispatchGuide);
     if (guides.length === count && guides.every((s) => states.includes(s.dispatchGuide!.localState))) return route.body;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
   throw new Error(`guides not settled: ${JSON.stringify(last)}`);
 };
