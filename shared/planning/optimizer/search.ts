@@ -2,6 +2,7 @@ import { acceptsByAbsences, Annealing } from './acceptance.ts';
 import { Budget } from './budget.ts';
 import { penalties, type Penalties, totalCost } from './cost.ts';
 import { finalInsertionPass } from './final-pass.ts';
+import { localSearch } from './local-search.ts';
 import type { Model } from './model.ts';
 import { recreateWithBlinks } from './operators/recreate-blinks.ts';
 import { removeRoute } from './operators/remove-route.ts';
@@ -28,6 +29,8 @@ export interface SearchResult {
   elapsedMs: number;
   stoppedBy: 'work' | 'time';
 }
+
+const LS_MODE = process.env.LS_MODE ?? 'none';
 
 /** Under `vehicles`, the share of the work given to fleet minimisation before the annealing. */
 const FLEET_SHARE = 0.5;
@@ -150,11 +153,19 @@ class SearchState {
       w.begin();
       ruinStrings.apply(candidate, rng, w);
       recreateWithBlinks.apply(candidate, rng, w);
-      const cost = totalCost(candidate, this.penalties);
+      if (LS_MODE === 'candidate') localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
+      let cost = totalCost(candidate, this.penalties);
       if (annealing.accepts(cost, currentCost, progress, rng)) {
         current.copyFrom(candidate, w.touched, w.touchedCount);
         currentCost = cost;
-        if (cost < this.bestCost - 1e-9) this.keepBest(current, cost);
+        if (cost < this.bestCost - 1e-9) {
+          if (LS_MODE === 'best') {
+            localSearch(current, rng, w, this.penalties, this.all, this.all.length);
+            candidate.copyFrom(current, w.touched, w.touchedCount);
+            cost = currentCost = totalCost(current, this.penalties);
+          }
+          this.keepBest(current, cost);
+        }
       } else {
         candidate.copyFrom(current, w.touched, w.touchedCount);
       }
