@@ -16,8 +16,8 @@ export const MOVES: readonly Move[] = [relocate(1), relocate(2), swap, swapTails
  * neighbours v (model.ts) on another route: every move tried with u after v, and after the depot
  * when v opens its route; the first that lowers the objective and keeps the routes feasible is
  * made. Passes repeat until one changes nothing; a pair is skipped when neither route changed
- * since u was last tested (PyVRP's lastModified). Each evaluation is one unit of work, so the
- * budget stays deterministic. Distance objectives only: under `duration` a move's price needs the
+ * since u was last tested (PyVRP's lastModified). Each neighbour scanned and each evaluation is work, so
+ * the budget stays deterministic and follows CPU time. Distance objectives only: under `duration` a move's price needs the
  * duration segments, which the moves do not evaluate. Returns the objective's change (<= 0).
  */
 export function localSearch(s: Solution, rng: Rng, w: Work, p: Penalties, routes: Int32Array, count: number, moves: readonly Move[] = MOVES): number {
@@ -48,6 +48,8 @@ export function localSearch(s: Solution, rng: Rng, w: Work, p: Penalties, routes
       const u = order[x];
       const tested = w.lastTested[u];
       w.lastTested[u] = w.lsClock;
+      // Scanning u's neighbours costs about what a move's evaluation does, skipped or not.
+      w.meter.work += nb;
       for (let y = 0; y < nb; y++) {
         const ru = s.routeOf[u];
         const v = m.granular[u * nb + y];
@@ -71,7 +73,8 @@ export function localSearch(s: Solution, rng: Rng, w: Work, p: Penalties, routes
 
 /** The first improving move of u to after position j of rv, made; its delta, or 0 when none. */
 function tryMoves(s: Solution, w: Work, p: Penalties, moves: readonly Move[], u: number, rv: number, j: number): number {
-  w.meter.work += moves.length;
+  // An evaluation costs about two insertion positions (two arcs out, two in, two slack checks).
+  w.meter.work += 2 * moves.length;
   for (const move of moves) {
     const delta = move.evaluate(s, u, rv, j, p);
     if (delta < -1e-9) {

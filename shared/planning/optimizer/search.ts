@@ -30,15 +30,13 @@ export interface SearchResult {
   stoppedBy: 'work' | 'time';
 }
 
-const LS_MODE = process.env.LS_MODE ?? 'none';
-
 /** Under `vehicles`, the share of the work given to fleet minimisation before the annealing. */
 const FLEET_SHARE = 0.5;
 
 /**
  * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
- * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate accepted by simulated
- * annealing on the rest; last, an insertion pass with no randomness over the best routes found.
+ * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate, each candidate improved
+ * by a granular local search (local-search.ts), accepted by simulated annealing on the rest; last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
   const budget = new Budget(limits.work, limits.seconds, limits.cpuStart);
@@ -153,19 +151,13 @@ class SearchState {
       w.begin();
       ruinStrings.apply(candidate, rng, w);
       recreateWithBlinks.apply(candidate, rng, w);
-      if (LS_MODE === 'candidate') localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
-      let cost = totalCost(candidate, this.penalties);
+      // Every candidate is taken to a local optimum around the routes the recreate changed before it is judged.
+      localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
+      const cost = totalCost(candidate, this.penalties);
       if (annealing.accepts(cost, currentCost, progress, rng)) {
         current.copyFrom(candidate, w.touched, w.touchedCount);
         currentCost = cost;
-        if (cost < this.bestCost - 1e-9) {
-          if (LS_MODE === 'best') {
-            localSearch(current, rng, w, this.penalties, this.all, this.all.length);
-            candidate.copyFrom(current, w.touched, w.touchedCount);
-            cost = currentCost = totalCost(current, this.penalties);
-          }
-          this.keepBest(current, cost);
-        }
+        if (cost < this.bestCost - 1e-9) this.keepBest(current, cost);
       } else {
         candidate.copyFrom(current, w.touched, w.touchedCount);
       }
