@@ -26,9 +26,9 @@ export interface Meter {
  * `--seconds N` stays as deterministic as `--work`.
  */
 const MEASURED_RATES: ReadonlyArray<readonly [customers: number, workPerSecond: number]> = [
-  [100, 25_000_000],
-  [400, 25_000_000],
-  [1000, 25_000_000],
+  [100, 40_000_000],
+  [400, 23_000_000],
+  [1000, 18_000_000],
 ];
 
 export function workPerSecond(customers: number): number {
