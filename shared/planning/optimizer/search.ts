@@ -36,7 +36,8 @@ const FLEET_SHARE = 0.5;
 /**
  * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
  * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate, each candidate improved
- * by a granular local search (local-search.ts), accepted by simulated annealing on the rest; last, an insertion pass with no randomness over the best routes found.
+ * by a granular local search (local-search.ts), accepted by simulated annealing on the rest;
+ * last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
   const budget = new Budget(limits.work, limits.seconds, limits.cpuStart);
