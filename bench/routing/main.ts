@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { WORK_PER_SECOND } from '../../shared/planning/optimizer/budget.ts';
+import { workPerSecond } from '../../shared/planning/optimizer/budget.ts';
 import { routeOptimizer } from '../../shared/planning/optimizer/index.ts';
 import type { PlanningProblem } from '../../shared/planning/problem.ts';
 import { checkSolution } from './checker.ts';
@@ -59,13 +59,15 @@ async function main(argv: string[]): Promise<void> {
   const objective = values.objective as PlanningProblem['objective'];
   const seconds = Number(values.seconds);
   const seed = Number(values.seed);
-  const work = values.work === undefined ? Math.round(seconds * WORK_PER_SECOND) : Number(values.work);
-  if (positionals.length === 0 || !(seconds > 0) || !(work > 0) || !['distance', 'vehicles'].includes(objective)) {
+  const fixedWork = values.work === undefined ? undefined : Number(values.work);
+  if (positionals.length === 0 || !(seconds > 0) || (fixedWork !== undefined && !(fixedWork > 0)) || !['distance', 'vehicles'].includes(objective)) {
     console.error(usage);
     process.exitCode = 2;
     return;
   }
-  console.log(`objective ${objective}, seed ${seed}, work ${work} per instance (${seconds} s of this machine's core), safety limit ${4 * seconds} s of CPU`);
+  console.log(
+    `objective ${objective}, seed ${seed}, work ${fixedWork ?? `per instance what ${seconds} s of this machine's core do at its size (workPerSecond)`}, safety limit ${4 * seconds} s of CPU`,
+  );
   const gaps: number[] = [];
   const unknown: string[] = [];
   const failed: string[] = [];
@@ -75,6 +77,7 @@ async function main(argv: string[]): Promise<void> {
   for (const { file, bks } of instancesOf(positionals)) {
     const instance = readSolomon(file);
     const problem = { ...toProblem(instance), objective };
+    const work = fixedWork ?? Math.round(seconds * workPerSecond(problem.orders.length));
     const solution = await routeOptimizer.solve(problem, { seconds: 4 * seconds, seed, work });
     const report = checkSolution(problem, solution);
     // Vehicles: the hierarchical entry (fewest vehicles, then distance). Distance: the distance-only entry where there is one.

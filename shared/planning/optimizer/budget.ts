@@ -18,14 +18,38 @@ export interface Meter {
 
 /**
  * Work one second of this machine's CPU does (one core of a 2-core Intel Xeon, Sapphire Rapids
- * class, under load), measured on Gehring & Homberger's 400 and 1,000 customers under `distance`
- * (docs/performance.md, "Route optimizer"): what the benchmark's `--seconds N` stands for.
+ * class, under load) under `distance` and `vehicles`, measured at 100, 400 and 1,000 customers
+ * (Solomon, Gehring & Homberger; docs/performance.md, "Route optimizer"): what the benchmark's
+ * `--seconds N` stands for. Small problems do more work a second (short routes, a matrix in the
+ * cache), so one rate for every size gave 100 customers half their seconds. Between the measured
+ * sizes the rate is interpolated in log n, beyond them held: a function of the size alone, so
+ * `--seconds N` stays as deterministic as `--work`.
  */
-export const WORK_PER_SECOND = 25_000_000;
+const MEASURED_RATES: ReadonlyArray<readonly [customers: number, workPerSecond: number]> = [
+  [100, 40_000_000],
+  [400, 23_000_000],
+  [1000, 18_000_000],
+];
+
+export function workPerSecond(customers: number): number {
+  const rates = MEASURED_RATES;
+  if (customers <= rates[0][0]) return rates[0][1];
+  for (let i = 1; i < rates.length; i++) {
+    const [n1, r1] = rates[i];
+    if (customers <= n1) {
+      const [n0, r0] = rates[i - 1];
+      const t = Math.log(customers / n0) / Math.log(n1 / n0);
+      return Math.round(r0 + t * (r1 - r0));
+    }
+  }
+  return rates[rates.length - 1][1];
+}
+
 /**
  * The slowest rate measured here: 1,000 orders of a city day (long routes of 40-50 stops) under
- * `duration` (10-15 million a second) and `vehicles` with 100 vehicles (8.9 million a second).
- * The default budget is priced at it.
+ * `duration` (10-15 million a second) and `vehicles` with 100 vehicles (8.9 million a second;
+ * 8.9-10.4 million with the local search, 2.1.0, whose scans and evaluations are counted as work;
+ * `distance` 20 million). The default budget is priced at it.
  */
 const SLOWEST_WORK_PER_SECOND = 8_000_000;
 /**

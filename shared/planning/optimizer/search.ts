@@ -2,6 +2,7 @@ import { acceptsByAbsences, Annealing } from './acceptance.ts';
 import { Budget } from './budget.ts';
 import { penalties, type Penalties, totalCost } from './cost.ts';
 import { finalInsertionPass } from './final-pass.ts';
+import { localSearch } from './local-search.ts';
 import type { Model } from './model.ts';
 import { recreateWithBlinks } from './operators/recreate-blinks.ts';
 import { removeRoute } from './operators/remove-route.ts';
@@ -34,8 +35,9 @@ const FLEET_SHARE = 0.5;
 
 /**
  * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
- * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate accepted by simulated
- * annealing on the rest; last, an insertion pass with no randomness over the best routes found.
+ * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate, each candidate improved
+ * by a granular local search (local-search.ts), accepted by simulated annealing on the rest;
+ * last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
   const budget = new Budget(limits.work, limits.seconds, limits.cpuStart);
@@ -150,6 +152,8 @@ class SearchState {
       w.begin();
       ruinStrings.apply(candidate, rng, w);
       recreateWithBlinks.apply(candidate, rng, w);
+      // Every candidate is taken to a local optimum around the routes the recreate changed before it is judged.
+      localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
       const cost = totalCost(candidate, this.penalties);
       if (annealing.accepts(cost, currentCost, progress, rng)) {
         current.copyFrom(candidate, w.touched, w.touchedCount);

@@ -16,6 +16,9 @@ export class Solution {
   readonly nodes: Int32Array;
   readonly start: Float64Array;
   readonly lateArr: Float64Array;
+  /** Each position's load so far, per dimension: 2-opt* checks a tail's load in O(1). */
+  readonly pre0: Float64Array;
+  readonly pre1: Float64Array;
   readonly sum0: Float64Array;
   readonly sum1: Float64Array;
   readonly cost: Float64Array;
@@ -47,6 +50,8 @@ export class Solution {
     this.nodes = new Int32Array(total);
     this.start = new Float64Array(total);
     this.lateArr = new Float64Array(total);
+    this.pre0 = new Float64Array(total);
+    this.pre1 = new Float64Array(total);
     this.sum0 = new Float64Array(V);
     this.sum1 = new Float64Array(V);
     this.cost = new Float64Array(V);
@@ -129,8 +134,15 @@ export class Solution {
     this.start[o] = t;
     let arcSum = 0;
     let prev = 0;
+    let l0 = 0;
+    let l1 = 0;
+    this.pre0[o] = this.pre1[o] = 0;
     for (let i = 1; i <= len + 1; i++) {
       const c = this.nodes[o + i];
+      l0 += m.load0[c];
+      l1 += m.load1[c];
+      this.pre0[o + i] = l0;
+      this.pre1[o + i] = l1;
       const a = t + m.service[prev] + m.time[prev * size + c];
       arcSum += m.arc[prev * size + c];
       t = i <= len ? earliestStart(m, c, a) : a;
@@ -289,6 +301,8 @@ export class Solution {
     this.nodes.set(src.nodes.subarray(o, o + n), o);
     this.start.set(src.start.subarray(o, o + n), o);
     this.lateArr.set(src.lateArr.subarray(o, o + n), o);
+    this.pre0.set(src.pre0.subarray(o, o + n), o);
+    this.pre1.set(src.pre1.subarray(o, o + n), o);
     if (this.fwd && src.fwd && this.bwd && src.bwd) {
       this.fwd.copyRange(src.fwd, o, n);
       this.bwd.copyRange(src.bwd, o, n);

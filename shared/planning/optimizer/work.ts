@@ -30,6 +30,13 @@ export class Work {
   routeCap: number;
   /** Earlier leftovers tried again per iteration (all of them when Infinity). */
   retryUnassigned = 20;
+  /** The local search's routes under construction, its customers' order, and its clock (local-search.ts). */
+  readonly scratchA: Int32Array;
+  readonly scratchB: Int32Array;
+  readonly lsOrder: Int32Array;
+  readonly lastTested: Int32Array;
+  readonly lastModified: Int32Array;
+  lsClock = 1;
 
   constructor(
     m: Model,
@@ -44,6 +51,11 @@ export class Work {
     this.pending = new Int32Array(m.size);
     this.keys = new Float64Array(m.size);
     this.routeCap = m.vehicles;
+    this.scratchA = new Int32Array(m.size + 1);
+    this.scratchB = new Int32Array(m.size + 1);
+    this.lsOrder = new Int32Array(m.size);
+    this.lastTested = new Int32Array(m.size);
+    this.lastModified = new Int32Array(m.vehicles);
   }
 
   /** Starts an iteration: nothing touched, nothing removed. */

@@ -94,9 +94,10 @@ describe('the route optimizer', () => {
       expect(second.unassigned).toEqual(first.unassigned);
       expect(second.stats.iterations).toBe(first.stats.iterations);
       expect(first.stats.stoppedBy).toBe('work');
-      // The budget is checked between iterations: at most one iteration's work past it (a few thousand units here).
+      // The budget is checked between iterations: at most one iteration's work past it (the recreate and the local
+      // search around it, a few tens of thousands of units here).
       expect(first.stats.work).toBeGreaterThanOrEqual(400_000);
-      expect(first.stats.work).toBeLessThan(420_000);
+      expect(first.stats.work).toBeLessThan(450_000);
       expect(solve(problem, 43, 400_000).routes).not.toEqual(first.routes);
     }
   });

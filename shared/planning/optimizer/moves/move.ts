@@ -1,0 +1,58 @@
+import type { Penalties } from '../cost.ts';
+import { earliestStart, type Model } from '../model.ts';
+import type { Solution } from '../solution.ts';
+import type { Work } from '../work.ts';
+
+/**
+ * The local search's protocol, after PyVRP's node operators (`pyvrp/search/`, one operator a file:
+ * `Exchange`, `SwapTails`): a move changes customer u's route and the route `rv` around its
+ * position `j` (0: the depot left). `evaluate` returns the change of the objective, or Infinity
+ * when the result breaks a window, a load, a skill or a stop limit; it counts its work. A
+ * non-improving delta is returned before any feasibility check (most candidates stop there).
+ * `apply` makes the move and records both routes in `work.touched`.
+ */
+export interface Move {
+  readonly name: string;
+  evaluate(s: Solution, u: number, rv: number, j: number, p: Penalties): number;
+  apply(s: Solution, u: number, rv: number, j: number, w: Work): void;
+}
+
+/** The earliest start of service at c after serving `from` from time t (Infinity when every window has closed). */
+export function startAfter(m: Model, t: number, from: number, c: number): number {
+  return earliestStart(m, c, t + m.service[from] + m.time[from * m.size + c]);
+}
+
+/** Whether leaving `from`, served from t, reaches position i of route r in time for the rest of r (its latest arrival). */
+export function reaches(s: Solution, t: number, from: number, r: number, i: number): boolean {
+  const m = s.m;
+  const j = s.off[r] + i;
+  return t + m.service[from] + m.time[from * m.size + s.nodes[j]] <= s.lateArr[j];
+}
+
+/** Whether route r's vehicle may take c on top of what it carries now, less `out0`/`out1` leaving it. */
+export function loadFits(s: Solution, c: number, r: number, out0: number, out1: number): boolean {
+  const m = s.m;
+  return m.compat[c * m.vehicles + r] !== 0 && s.sum0[r] - out0 + m.load0[c] <= m.vCap0[r] && s.sum1[r] - out1 + m.load1[c] <= m.vCap1[r];
+}
+
+/** Rebuilds route r from `stops[0 .. count)`, refreshing its schedule: the moves' one way to change a route. */
+export function rewrite(s: Solution, r: number, stops: Int32Array, count: number): void {
+  const m = s.m;
+  const o = s.off[r];
+  let l0 = 0;
+  let l1 = 0;
+  for (let i = 0; i < count; i++) {
+    const c = stops[i];
+    s.nodes[o + i + 1] = c;
+    s.routeOf[c] = r;
+    s.posOf[c] = i + 1;
+    l0 += m.load0[c];
+    l1 += m.load1[c];
+  }
+  s.nodes[o + count + 1] = 0;
+  s.len[r] = count;
+  // Float sums drift when loads come and go; summing afresh keeps an emptied route exactly empty.
+  s.sum0[r] = l0;
+  s.sum1[r] = l1;
+  s.refresh(r);
+}
