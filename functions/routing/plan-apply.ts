@@ -1,5 +1,5 @@
 import { nowIso } from '../../shared/clock.ts';
-import { NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
+import { IdempotencyInProgressError, NotFoundError, StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
 import { fingerprint } from '../../shared/idempotency.ts';
 import { newId } from '../../shared/ids.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
@@ -7,7 +7,7 @@ import { tableName } from '../../shared/table/client.ts';
 import type { Write } from '../../shared/table/transaction.ts';
 import { findRoute } from '../field/records.ts';
 import { changeRoute, RouteChangedError, type ChangeOutcome } from '../field/route-change.ts';
-import { readClaim } from '../orders/assignment-holds.ts';
+import { AssignmentInProgressError, readClaim } from '../orders/assignment-holds.ts';
 import { getPlanRecord, type PlanRecord } from './plans.ts';
 import type { RoutePlan } from './schemas.ts';
 
@@ -36,8 +36,21 @@ export interface ApplyAnswer {
 /** The plan's route that a named route becomes; one the plan leaves with no order has a name of its own. */
 const vehicleRouteOf = (plan: PlanRecord, routeId: string) => plan.routes.find((r) => r.routeId === routeId)?.vehicleRouteId ?? `R-${routeId}`;
 
-/** Every named route still assigned at the version the preview read, or applied by this plan already (a retry). */
-const checkRoutes = async (tenantId: string, plan: PlanRecord): Promise<void> => {
+/**
+ * The plan's claim on the route shows a twin at work: assigning under this body within its lease,
+ * or already assigned, which only a request for this plan can have done since this one began.
+ */
+const twinApplying = async (tenantId: string, planId: string, vehicleRouteId: string, print: string): Promise<boolean> => {
+  const claim = await readClaim(tenantId, planId, vehicleRouteId);
+  if (!claim) return false;
+  return claim.state === 'assigned' || (claim.state === 'assigning' && claim.fingerprint === print && claim.leaseUntil >= Date.now());
+};
+
+/**
+ * Every named route still assigned at the version the preview read, or applied by this plan already
+ * (a retry). A route that moved because a twin of this request changed it is the twin's to finish.
+ */
+const checkRoutes = async (tenantId: string, plan: PlanRecord, print: string): Promise<void> => {
   const states = await Promise.all(
     plan.changesRoutes.map(async (named) => {
       const claim = await readClaim(tenantId, plan.id, vehicleRouteOf(plan, named.routeId));
@@ -49,7 +62,11 @@ const checkRoutes = async (tenantId: string, plan: PlanRecord): Promise<void> =>
   );
   const named = (state: string) => plan.changesRoutes.filter((_, i) => states[i] === state).map((r) => r.routeId);
   if (named('started').length > 0) throw new RouteStartedError(named('started'));
-  if (named('changed').length > 0) throw new RouteChangedError(named('changed'));
+  if (named('changed').length > 0) {
+    const twins = await Promise.all(named('changed').map((routeId) => twinApplying(tenantId, plan.id, vehicleRouteOf(plan, routeId), print)));
+    if (twins.some(Boolean)) throw new IdempotencyInProgressError();
+    throw new RouteChangedError(named('changed'));
+  }
 };
 
 /**
@@ -70,10 +87,10 @@ export const applyPlan = async (
   if (current.state !== 'approved') throw new StateConflictError(`A plan that is ${current.state} cannot be applied; approve it first.`);
   if (current.appliedAt) throw new PlanAppliedError(current.appliedAt);
   if (current.version !== version) throw new VersionMismatchError(current.version, version);
-  await checkRoutes(tenantId, record);
+  const print = fingerprint('POST', `/v1/routing/plans/${planId}/apply`, { version });
+  await checkRoutes(tenantId, record, print);
 
   const planRoutes = new Set(record.changesRoutes.map((r) => r.routeId));
-  const print = fingerprint('POST', `/v1/routing/plans/${planId}/apply`, { version });
   const routes: ChangeOutcome[] = [];
   const skipped: string[] = [];
   const settles: (() => Promise<void>)[] = [];
@@ -99,6 +116,10 @@ export const applyPlan = async (
         settles.push(result.settle);
       }
     } catch (error) {
+      // A twin of this apply (the same plan and body, a client's retry) took the route over or
+      // changed it: that is this request's own change, not another plan's, so the answer is to
+      // retry (and be replayed), not a conflict.
+      if ((error instanceof RouteChangedError || error instanceof AssignmentInProgressError) && (await twinApplying(tenantId, planId, vehicleRouteOf(record, named.routeId), print))) throw new IdempotencyInProgressError();
       // Before any route changed, the answer is the conflict and nothing changed; after, the
       // routes already changed stand and this one is left as it was.
       if (routes.length === 0 || !(error instanceof StateConflictError)) throw error;
