@@ -56,3 +56,11 @@ export function rewrite(s: Solution, r: number, stops: Int32Array, count: number
   s.sum1[r] = l1;
   s.refresh(r);
 }
+
+/** Every move ends so: route ru rebuilt from `w.scratchA[0 .. na)`, rv from `w.scratchB[0 .. nb)`, both recorded as touched. */
+export function rewriteBoth(s: Solution, w: Work, ru: number, na: number, rv: number, nb: number): void {
+  rewrite(s, ru, w.scratchA, na);
+  rewrite(s, rv, w.scratchB, nb);
+  w.touch(ru);
+  w.touch(rv);
+}

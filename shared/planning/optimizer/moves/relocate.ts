@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { loadFits, type Move, reaches, rewrite, startAfter } from './move.ts';
+import { loadFits, type Move, reaches, rewriteBoth, startAfter } from './move.ts';
 
 /**
  * Relocate (PyVRP's Exchange<N, 0>): u, or u and the stop after it (`k` = 2), moved out of u's
@@ -50,9 +50,6 @@ export const relocate = (k: 1 | 2): Move => ({
     for (let x = 1; x <= j; x++) b[nb++] = s.nodes[ov + x];
     for (let x = 0; x < k; x++) b[nb++] = s.nodes[ou + i + x];
     for (let x = j + 1; x <= s.len[rv]; x++) b[nb++] = s.nodes[ov + x];
-    rewrite(s, ru, a, na);
-    rewrite(s, rv, b, nb);
-    w.touch(ru);
-    w.touch(rv);
+    rewriteBoth(s, w, ru, na, rv, nb);
   },
 });

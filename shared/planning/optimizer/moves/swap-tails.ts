@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { type Move, reaches, rewrite } from './move.ts';
+import { type Move, reaches, rewriteBoth } from './move.ts';
 
 /**
  * 2-opt* (PyVRP's SwapTails): u's route keeps its stops up to u and goes on with route rv's stops
@@ -49,9 +49,6 @@ export const swapTails: Move = {
     for (let x = j + 1; x <= s.len[rv]; x++) a[na++] = s.nodes[ov + x];
     for (let x = 1; x <= j; x++) b[nb++] = s.nodes[ov + x];
     for (let x = i + 1; x <= s.len[ru]; x++) b[nb++] = s.nodes[ou + x];
-    rewrite(s, ru, a, na);
-    rewrite(s, rv, b, nb);
-    w.touch(ru);
-    w.touch(rv);
+    rewriteBoth(s, w, ru, na, rv, nb);
   },
 };

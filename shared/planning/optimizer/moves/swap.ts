@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { loadFits, type Move, reaches, rewrite, startAfter } from './move.ts';
+import { loadFits, type Move, reaches, rewriteBoth, startAfter } from './move.ts';
 
 /** Swap (PyVRP's Exchange<1, 1>): u and the customer at position j of another route rv trade places. */
 export const swap: Move = {
@@ -37,9 +37,6 @@ export const swap: Move = {
     for (let x = 1; x <= s.len[rv]; x++) b[x - 1] = s.nodes[s.off[rv] + x];
     a[i - 1] = v;
     b[j - 1] = u;
-    rewrite(s, ru, a, s.len[ru]);
-    rewrite(s, rv, b, s.len[rv]);
-    w.touch(ru);
-    w.touch(rv);
+    rewriteBoth(s, w, ru, s.len[ru], rv, s.len[rv]);
   },
 };
