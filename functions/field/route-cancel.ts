@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { nowIso } from '../../shared/clock.ts';
+import { runInLanes } from '../../shared/lanes.ts';
 import { StateConflictError, VersionMismatchError } from '../../shared/errors.ts';
 import { outboxEvent } from '../../shared/events/outbox.ts';
 import type { Caller } from '../../shared/http/operation.ts';
@@ -8,7 +9,7 @@ import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, type Write } from '../../shared/table/transaction.ts';
 import { findStoredOrders, type OrderRecord } from '../orders/records.ts';
-import { releaseWrite, unmarkRelease } from '../orders/route-release.ts';
+import { releaseOrUnmark } from '../orders/route-release.ts';
 import { cancelGuideIfUnsent } from '../invoicing/guides/cancel-guides.ts';
 import { assertMayAct } from './access.ts';
 import { getRouteRecord, readRoutePartition, withStops, type StopRecord } from './records.ts';
@@ -68,23 +69,9 @@ const writeBack = async (tenantId: string, routeId: string, open: StopRecord[], 
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }),
-    ...orders.map((order) => async () => {
-      try {
-        await commit([releaseWrite(tenantId, { ...order, releasing: routeId }, at)]);
-      } catch (error) {
-        // Delivered or cancelled meanwhile: only the mark goes.
-        if (!(error instanceof StateConflictError)) throw error;
-        await unmarkRelease(tenantId, order.id, routeId);
-      }
-    }),
+    ...orders.map((order) => () => releaseOrUnmark(tenantId, order, routeId, at)),
   ];
-  const lane = async () => {
-    for (let next = work.shift(); next; next = work.shift()) await next();
-  };
-  // Every lane runs to its end before a failure is reported: nothing is left running behind the answer.
-  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, lane));
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failed) throw failed.reason;
+  await runInLanes(work);
 };
 
 /**

@@ -1,12 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { StateConflictError } from '../../shared/errors.ts';
+import { runInLanes } from '../../shared/lanes.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
-import { commit } from '../../shared/table/transaction.ts';
 import { cancelGuideIfUnsent } from '../invoicing/guides/cancel-guides.ts';
 import { clearHolds } from '../orders/assignment-holds.ts';
-import { releaseWrite, unmarkRelease } from '../orders/route-release.ts';
+import { releaseOrUnmark } from '../orders/route-release.ts';
 import type { RouteChange, Staging } from './route-change-shapes.ts';
 
 /** A write that finds the item moved on (settled by a reader's writer, or changed since) is left alone. */
@@ -79,21 +79,11 @@ export const settleChange = async (change: RouteChange, staging: Staging, at: st
         ),
       ),
     ),
-    ...staging.leaving.map((order) => async () => {
-      try {
-        await commit([releaseWrite(tenantId, { ...order, releasing: routeId }, at)]);
-      } catch (error) {
-        // Taken by another route of the plan meanwhile, delivered or cancelled: only the mark goes.
-        if (!(error instanceof StateConflictError)) throw error;
-        await unmarkRelease(tenantId, order.id, routeId);
-      }
-    }),
+    ...staging.leaving.map((order) => () => releaseOrUnmark(tenantId, order, routeId, at)),
   ];
-  const lane = async () => {
-    for (let next = work.shift(); next; next = work.shift()) await next();
-  };
-  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, lane));
-  await clearHolds(tenantId, routeId, staging.added.map((a) => a.order.id));
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failed) throw failed.reason;
+  try {
+    await runInLanes(work);
+  } finally {
+    await clearHolds(tenantId, routeId, staging.added.map((a) => a.order.id));
+  }
 };

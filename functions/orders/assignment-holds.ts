@@ -4,6 +4,7 @@ import { StateConflictError } from '../../shared/errors.ts';
 import { opsKeys } from '../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../shared/table/client.ts';
 import { commit, ReadOutdatedError, type Write } from '../../shared/table/transaction.ts';
+import { runInLanes } from '../../shared/lanes.ts';
 import { orderItem, toOrderRecord, type AssignmentHold, type OrderRecord } from './order-record.ts';
 
 export type { AssignmentHold } from './order-record.ts';
@@ -205,10 +206,9 @@ export const rollBackAssignment = async (tenantId: string, planId: string, vehic
 };
 
 /** After the route exists the holds only cost readers a look-up: remove them (best effort). */
-export const clearHolds = async (tenantId: string, routeId: string, orderIds: string[]): Promise<void> => {
-  const queue = [...orderIds];
-  const worker = async () => {
-    for (let id = queue.shift(); id; id = queue.shift()) {
+export const clearHolds = async (tenantId: string, routeId: string, orderIds: string[]): Promise<void> =>
+  runInLanes(
+    orderIds.map((id) => async () => {
       try {
         await table().send(
           new UpdateCommand({
@@ -222,10 +222,5 @@ export const clearHolds = async (tenantId: string, routeId: string, orderIds: st
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
-    }
-  };
-  // Every lane runs to its end before a failure is reported: nothing is left running behind the answer.
-  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, worker));
-  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (failed) throw failed.reason;
-};
+    }),
+  );

@@ -83,6 +83,19 @@ export const finishReleases = async (tenantId: string, orders: OrderRecord[]): P
   );
 };
 
+/**
+ * Writes an order marked by the route back to pending; one that moved on meanwhile (delivered,
+ * cancelled, taken by another route of a plan applied in place) only loses the mark.
+ */
+export const releaseOrUnmark = async (tenantId: string, order: OrderRecord, routeId: string, at: string): Promise<void> => {
+  try {
+    await commit([releaseWrite(tenantId, { ...order, releasing: routeId }, at)]);
+  } catch (error) {
+    if (!(error instanceof StateConflictError)) throw error;
+    await unmarkRelease(tenantId, order.id, routeId);
+  }
+};
+
 /** A mark left on an order that moved on (delivered, cancelled meanwhile): taken off, best effort. */
 export const unmarkRelease = async (tenantId: string, orderId: string, routeId: string): Promise<void> => {
   try {
