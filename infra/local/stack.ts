@@ -5,6 +5,7 @@ import { functionGroups } from '../../functions/index.ts';
 import { streamConsumerGroups } from '../../functions/stream-consumers.ts';
 import { invokedAs } from '../../shared/aws-calls/identity.ts';
 import { resetTokenVerifier } from '../../shared/auth/token-verifier.ts';
+import { resetLogger } from '../../shared/logger.ts';
 import { resetTableClient } from '../../shared/table/client.ts';
 import { outboxReplayRoute } from './outbox-replay-route.ts';
 import { controlRoutes, type StackInfo } from './control-routes.ts';
@@ -98,6 +99,7 @@ export const startLocalStack = async (options: LocalStackOptions = {}): Promise<
   });
   resetTableClient();
   resetTokenVerifier();
+  resetLogger();
   info = { baseUrl, tableName, dynamoEndpoint, issuer: process.env.OIDC_ISSUER!, audience: process.env.OIDC_AUDIENCE!, inMemory };
 
   const webhooks = await startLocalWebhooks({ keyDir: runtimeDir, stateDir: inMemory ? undefined : runtimeDir, mapping: options.webhookMapping });
