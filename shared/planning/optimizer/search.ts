@@ -35,8 +35,8 @@ const FLEET_SHARE = 0.5;
 
 /**
  * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
- * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate, each candidate improved
- * by a granular local search (local-search.ts), accepted by simulated annealing on the rest;
+ * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate accepted by simulated
+ * annealing on the rest, each accepted candidate improved by a granular local search (local-search.ts);
  * last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
@@ -152,10 +152,13 @@ class SearchState {
       w.begin();
       ruinStrings.apply(candidate, rng, w);
       recreateWithBlinks.apply(candidate, rng, w);
-      // Every candidate is taken to a local optimum around the routes the recreate changed before it is judged.
-      localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
-      const cost = totalCost(candidate, this.penalties);
+      let cost = totalCost(candidate, this.penalties);
       if (annealing.accepts(cost, currentCost, progress, rng)) {
+        // Only an accepted candidate is taken to a local optimum around the routes the recreate
+        // changed: at 400 customers and more the local search on every candidate took most of
+        // an iteration's work, and most candidates are rejected.
+        localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
+        cost = totalCost(candidate, this.penalties);
         current.copyFrom(candidate, w.touched, w.touchedCount);
         currentCost = cost;
         if (cost < this.bestCost - 1e-9) this.keepBest(current, cost);
