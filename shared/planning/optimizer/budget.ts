@@ -50,8 +50,9 @@ export function workPerSecond(customers: number): number {
 /**
  * The slowest rate measured here: 1,000 orders of a city day (long routes of 40-50 stops) under
  * `duration` (10-15 million a second) and `vehicles` with 100 vehicles (8.9 million a second;
- * 8.9-10.4 million with the local search, 2.1.0, whose scans and evaluations are counted as work;
- * `distance` 20 million). The default budget is priced at it.
+ * 8.9-10.4 million with the local search on every candidate, 2.1.0; 34 million in 2.2.0, whose
+ * local search runs on accepted candidates only; `distance` 20 million). The default budget is
+ * priced at it.
  */
 const SLOWEST_WORK_PER_SECOND = 8_000_000;
 /**
