@@ -35,9 +35,9 @@ const FLEET_SHARE = 0.5;
 
 /**
  * SISR (Christiaens & Vanden Berghe 2020): a first solution by greedy insertion; under `vehicles`,
- * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate, each candidate improved
- * by a granular local search (local-search.ts), accepted by simulated annealing on the rest;
- * last, an insertion pass with no randomness over the best routes found.
+ * fleet minimisation on FLEET_SHARE of the work; then ruin and recreate accepted by simulated
+ * annealing on the rest. In both phases each accepted candidate is improved by a granular local
+ * search (local-search.ts). Last, an insertion pass with no randomness over the best routes found.
  */
 export function search(m: Model, limits: SearchLimits): SearchResult {
   const budget = new Budget(limits.work, limits.seconds, limits.cpuStart);
@@ -93,7 +93,8 @@ class SearchState {
 
   /**
    * SISR's fleet minimisation: take out a whole route, then ruin and recreate with no new route
-   * allowed, accepting by fewer customers left out or fewer past absences of those left out;
+   * allowed, accepting by fewer customers left out or fewer past absences of those left out, each
+   * accepted candidate improved by the local search;
    * once as many are served as before, that fleet is the best and another route goes. Ends at
    * `until` units of work, or at the lower bound of the loads.
    */
@@ -127,6 +128,9 @@ class SearchState {
       for (let i = 0; i < candidate.unCount; i++) absences[candidate.unassigned[i]]++;
       const candidateAbsent = absent(candidate);
       if (acceptsByAbsences(candidate.unCount, candidateAbsent, current.unCount, currentAbsent)) {
+        // The accepted partial solution is taken to a local optimum too (FILO's route
+        // minimisation does so): shorter routes leave the slack a left-out customer needs.
+        localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
         current.copyFrom(candidate, w.touched, w.touchedCount);
         currentAbsent = candidateAbsent;
       } else {
@@ -152,10 +156,13 @@ class SearchState {
       w.begin();
       ruinStrings.apply(candidate, rng, w);
       recreateWithBlinks.apply(candidate, rng, w);
-      // Every candidate is taken to a local optimum around the routes the recreate changed before it is judged.
-      localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
-      const cost = totalCost(candidate, this.penalties);
+      let cost = totalCost(candidate, this.penalties);
       if (annealing.accepts(cost, currentCost, progress, rng)) {
+        // Only an accepted candidate is taken to a local optimum around the routes the recreate
+        // changed: at 400 customers and more the local search on every candidate took most of
+        // an iteration's work, and most candidates are rejected.
+        localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
+        cost = totalCost(candidate, this.penalties);
         current.copyFrom(candidate, w.touched, w.touchedCount);
         currentCost = cost;
         if (cost < this.bestCost - 1e-9) this.keepBest(current, cost);
