@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.ts';
 import { call } from '../support/api.ts';
 import { useLocalStack } from '../support/stack.ts';
+import { WAIT_LIMIT_MS } from '../support/wait-limit.ts';
 
 const run = promisify(execFile);
 const stack = useLocalStack();
@@ -61,7 +62,8 @@ describe('npm start', () => {
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
-    const deadline = Date.now() + 45_000;
+    // Its start is a tsx boot, a DynamoDB Local and a stack: 45 s ran out at load 25 (issue 37).
+    const deadline = Date.now() + WAIT_LIMIT_MS;
     while (!out.includes('Ctrl-C stops everything')) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));

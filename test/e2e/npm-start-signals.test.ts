@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.ts';
+import { WAIT_LIMIT_MS } from '../support/wait-limit.ts';
 
 /** Every process below `root` now (pid and command), from /proc: children, their children, and so on. */
 const descendants = (root: number): Array<{ pid: number; command: string }> => {
@@ -88,7 +89,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('npm start, sent %s on its own pro
     await exited;
     // npm returns once its script's process has exited; a process that one left behind may take
     // a moment longer to go. The deadline only bounds a failure.
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + WAIT_LIMIT_MS;
     while (tree.some((p) => alive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(tree.filter((p) => alive(p.pid))).toEqual([]);
     expect(await portIsFree(port)).toBe(true);

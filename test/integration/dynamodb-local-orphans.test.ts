@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WAIT_LIMIT_MS } from '../support/wait-limit.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const alive = (pid: number): boolean => {
@@ -28,7 +29,7 @@ setInterval(() => {}, 1000);`;
 
     spawner.kill('SIGKILL');
     await once(spawner, 'exit');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + WAIT_LIMIT_MS;
     while (alive(javaPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const orphaned = alive(javaPid);
     if (orphaned) process.kill(javaPid, 'SIGKILL');

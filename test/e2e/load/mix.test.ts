@@ -11,6 +11,7 @@ import { opsKeys } from '../../../shared/table/keys-operations.ts';
 import { table, tableName } from '../../../shared/table/client.ts';
 import { call } from '../../support/api.ts';
 import { useLocalStack } from '../../support/stack.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 // The load driver's mix, briefly and at low concurrency (`npm run load` is the real measurement).
 const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1', TRACKING_RATE_LIMIT_PER_MINUTE: '100000' } });
@@ -28,7 +29,7 @@ describe('the load mix, as a smoke test', () => {
       expect(measured.failures).toBe(0);
       for (const [step, counts] of tally.perStep) expect(counts.ok, step).toBeGreaterThan(0);
       expect(tally.replays).toBeGreaterThan(0);
-      const effects = await checkEffects({ tenants, tally, receiver, timeoutMs: 90_000 });
+      const effects = await checkEffects({ tenants, tally, receiver, timeoutMs: WAIT_LIMIT_MS });
       expect(effects.missing).toEqual([]);
       expect(effects.lost).toEqual([]);
       expect(effects.duplicated).toEqual([]);

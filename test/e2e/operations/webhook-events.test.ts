@@ -5,6 +5,7 @@ import { TestTenant } from '../../support/api.ts';
 import { Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { created, orderBody, routeWithOrders } from './support.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' } });
 const receiver = new Receiver();
@@ -50,7 +51,7 @@ describe('every event kind reaches a subscribed receiver', () => {
 
     const kinds = new Set(Object.keys(specFields));
     const seen = new Map<string, Record<string, unknown>>();
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + WAIT_LIMIT_MS;
     while ([...kinds].some((k) => !seen.has(k)) && Date.now() < deadline) {
       for (const request of receiver.received) {
         const envelope = new Webhook(secret.value).verify(request.body, request.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };

@@ -10,6 +10,7 @@ import { Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { eventCollector } from '../operations/support.ts';
 import { checkPreview, makeDepot, makeOrder, makeVehicle, ok, SERVICE_DATE, waitForPreview } from './support.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 const events = eventCollector();
 /**
@@ -30,7 +31,7 @@ afterAll(() => receiver.stop());
 const completions = (previewId: string) => events.events.filter((e) => e.type === 'routing.preview.completed' && e.data.previewId === previewId);
 const settled = async () => {
   const queue = stack().previews.queue;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + WAIT_LIMIT_MS;
   while (Object.values(queue.depth()).slice(0, 3).some((n) => n > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 };
 

@@ -10,6 +10,7 @@ import type { SeededOrder } from '../../support/seed-orders.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { created, tokenOf } from '../operations/support.ts';
 import { approvedPlan, assignBody, createOrders } from './support.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 const stack = useLocalStack();
 
@@ -51,7 +52,7 @@ const differences = async (routeId: string): Promise<string[]> =>
 
 /** The projection follows the stream: wait until every stored view is the one a whole rebuild makes. */
 const expectViewsConverge = async (routeId: string) => {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + WAIT_LIMIT_MS;
   let found = await differences(routeId);
   while (found.length > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));

@@ -8,6 +8,7 @@ import { Receiver } from '../../support/receiver.ts';
 import { useLocalStack } from '../../support/stack.ts';
 import { created } from '../operations/support.ts';
 import { makeOrders, plannedDay, previewOf, SERVICE_DATE, storePreview } from './support.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 const stack = useLocalStack({ env: { WEBHOOK_ALLOW_PRIVATE_DESTINATIONS: '1' } });
 const receiver = new Receiver();
@@ -147,7 +148,7 @@ describe('a plan from a preview', () => {
     expect(approved).toMatchObject({ state: 'approved', previewId: preview.id, version: 2 });
 
     const webhook = new Webhook(endpoint.body.secret.value);
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + WAIT_LIMIT_MS;
     let data: Record<string, unknown> | undefined;
     while (!data && Date.now() < deadline) {
       for (const request of receiver.received) {
