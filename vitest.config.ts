@@ -22,7 +22,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     // Every file's worker and DynamoDB Local CPU: test-artifacts/file-cpu.json (docs/testing.md).
-    setupFiles: ['test/support/record-aws-calls.ts', 'test/support/file-cpu-setup.ts', 'test/support/env-restore-setup.ts'],
+    setupFiles: ['test/support/record-aws-calls.ts', 'test/support/file-cpu-setup.ts', 'test/support/file-database-setup.ts', 'test/support/env-restore-setup.ts'],
     // Limits that only end a test that is stuck: a file that takes 5 s alone took 40-200 s at
     // load 20-45 (issue 37), and a limit a loaded machine reaches fails a good run.
     testTimeout: 120_000,

@@ -7,9 +7,10 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { tableDefinition } from '../../shared/table/definition.ts';
+import { localCredentials } from '../../shared/table/local-credentials.ts';
 
 export const localClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials() });
 
 type IndexDefinition = (typeof tableDefinition.globalIndexes)[number];
 

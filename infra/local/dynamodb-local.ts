@@ -123,16 +123,18 @@ const waitUntilReady = async (endpoint: string, child: ChildProcess, stderr: () 
 };
 
 /**
- * Starts DynamoDB Local on 127.0.0.1. With `dataDir` the data persists there (one shared file,
- * whatever region or credentials a client uses); without it, the data lives in memory.
+ * Starts DynamoDB Local on 127.0.0.1. With `dataDir` the data persists there; without it, the data
+ * lives in memory. One database whatever region or credentials a client uses, unless `sharedDb` is
+ * false: then one per access key and region (the test run's, shared/table/local-credentials.ts).
  */
-export const startDynamoDbLocal = async (options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> => {
-  if (options.port !== undefined) return startOn(options.port, options.dataDir);
+export const startDynamoDbLocal = async (options: { dataDir?: string; port?: number; sharedDb?: boolean } = {}): Promise<DynamoDbLocal> => {
+  const storage = [...(options.sharedDb === false ? [] : ['-sharedDb']), ...(options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'])];
+  if (options.port !== undefined) return startOn(options.port, options.dataDir, storage);
   // A free port is only free until someone binds it: another process (a parallel test worker's
   // DynamoDB Local, say) can take it between the pick and Java's bind. Then Java says so; pick again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOn(await freePort(), options.dataDir);
+      return await startOn(await freePort(), options.dataDir, storage);
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt === 3) throw error;
     }
@@ -151,13 +153,12 @@ const javaCommand = (args: string[]): [string, string[]] => {
   return setprivFound ? ['setpriv', ['--pdeathsig', 'KILL', '--', 'java', ...args]] : ['java', args];
 };
 
-const startOn = async (port: number, dataDir: string | undefined): Promise<DynamoDbLocal> => {
+const startOn = async (port: number, dataDir: string | undefined, storage: string[]): Promise<DynamoDbLocal> => {
   assertJava();
   const dir = emulatorDir();
-  const storage = dataDir ? ['-dbPath', dataDir] : ['-inMemory'];
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const child = spawn(
-    ...javaCommand(['-Xms64m', '-Xmx2g', ...javaOptions(), `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage]),
+    ...javaCommand(['-Xms64m', '-Xmx2g', ...javaOptions(), `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-disableTelemetry', ...storage]),
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

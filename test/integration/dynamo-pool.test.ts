@@ -1,3 +1,4 @@
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DynamoPool } from '../support/dynamo-pool.ts';
 import { processCpuSeconds } from '../support/file-cpu.ts';
@@ -29,6 +30,17 @@ describe('the test stacks’ DynamoDB Local pool', () => {
     expect([a.endpoint, b.endpoint]).not.toContain(next.endpoint);
     await pool.release(b.endpoint);
     await pool.release(next.endpoint);
+  }, 240_000);
+
+  it('keeps each file’s tables in a database of its own: another access key does not see them', async () => {
+    const lease = await pool.lease();
+    const as = (accessKeyId: string) => new DynamoDBClient({ endpoint: lease.endpoint, region: 'us-east-1', credentials: { accessKeyId, secretAccessKey: 'local' } });
+    await as('fileA').send(
+      new CreateTableCommand({ TableName: 'orders', BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] }),
+    );
+    expect((await as('fileA').send(new ListTablesCommand({}))).TableNames).toEqual(['orders']);
+    expect((await as('fileB').send(new ListTablesCommand({}))).TableNames).toEqual([]);
+    await pool.release(lease.endpoint);
   }, 240_000);
 
   it('leaves no DynamoDB Local running once stopped', async () => {

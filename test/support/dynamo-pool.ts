@@ -16,13 +16,13 @@ interface Instance {
 }
 
 /**
- * DynamoDB Locals handed to one test file at a time and started again after a few (docs/testing.md).
- * A start costs ~1.4 s of CPU, which a DynamoDB Local per file paid ~100 times a run. One per worker
- * for the whole run kept every stream record of every file (a deleted table's too) and each stream
- * read cost more with each: late files took 5-10 times their time alone. So an instance serves
- * files until it has served `maxFiles` or spent `maxCpuSeconds` (a file that wrote thousands of
- * items spends them at once, and its stream records would tax whoever came next), then a fresh one
- * takes its place, started while the workers run their files.
+ * DynamoDB Locals handed to one test file at a time and started again after many (docs/testing.md).
+ * A start costs ~1.5-2.5 s of CPU, and a JVM that has served a few files answers at about half the
+ * CPU of a fresh one. Each file has a database of its own inside it (its own access key,
+ * test/support/file-database-setup.ts), so its writes do not read past the stream records of the
+ * files before it, as they did in one shared database (a put on a fresh instance's 7th table cost
+ * 4-8 times one on its first). An instance is still replaced after `maxFiles` files or
+ * `maxCpuSeconds` of its CPU, to bound its memory; a fresh one is started while the workers run.
  */
 export class DynamoPool {
   private readonly idle: Instance[] = [];
@@ -99,7 +99,7 @@ export class DynamoPool {
   }
 
   private spare(): void {
-    const started = startDynamoDbLocal().then((local) => {
+    const started = startDynamoDbLocal({ sharedDb: false }).then((local) => {
       const cpu = processCpuSeconds(local.pid) ?? 0;
       return { local, files: 0, cpuAtStart: cpu, cpuAtLease: cpu };
     });
@@ -123,8 +123,12 @@ export class DynamoPool {
     this.handOut();
   }
 
+  /** The instance that has served the most files first: its JVM has compiled the most of what a file needs. */
   private handOut(): void {
-    while (this.waiters.length > 0 && this.idle.length > 0) this.waiters.shift()!.resolve(this.idle.shift()!);
+    while (this.waiters.length > 0 && this.idle.length > 0) {
+      const warmest = this.idle.reduce((best, instance, i) => (instance.files > this.idle[best]!.files ? i : best), 0);
+      this.waiters.shift()!.resolve(this.idle.splice(warmest, 1)[0]!);
+    }
   }
 
   private retire(instance: Instance): void {

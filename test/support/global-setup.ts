@@ -32,7 +32,7 @@ export default async function setup(project: TestProject) {
   // First, before anything here can fail: the IAM check refuses an earlier run's recording.
   const runId = markRunStart();
   const count = Math.max(1, Number(project.vitest.config.maxWorkers) || 1);
-  const started = await Promise.allSettled(Array.from({ length: count }, () => startDynamoDbLocal()));
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startDynamoDbLocal({ sharedDb: false })));
   const dynamos = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) {
@@ -42,8 +42,8 @@ export default async function setup(project: TestProject) {
   project.provide('dynamoEndpoint', dynamos[0]!.endpoint);
   project.provide('dynamoEndpoints', dynamos.map((d) => d.endpoint));
   project.provide('dynamoPids', dynamos.map((d) => d.pid));
-  // The stacks' DynamoDB Locals: one file at a time each, started again after a few files.
-  const pool = new DynamoPool({ maxFiles: Number(process.env.TEST_DYNAMO_FILES_PER_INSTANCE) || 6, maxCpuSeconds: Number(process.env.TEST_DYNAMO_CPU_PER_INSTANCE) || 6, spares: count });
+  // The stacks' DynamoDB Locals: one file at a time each, started again after many files.
+  const pool = new DynamoPool({ maxFiles: Number(process.env.TEST_DYNAMO_FILES_PER_INSTANCE) || 50, maxCpuSeconds: Number(process.env.TEST_DYNAMO_CPU_PER_INSTANCE) || 150, spares: 1 });
   project.provide('dynamoPoolUrl', await pool.listen());
   startFileCpu();
   // Every AWS call of the run is recorded there; `npm test` checks them against IAM afterwards.
