@@ -4,6 +4,7 @@ import type { CreateShippingInput, IssueDocumentInput, ProviderSession } from '.
 import { ProviderChile } from '../../../shared/ports/billing-provider/provider-chile.ts';
 import { readLinesWhole } from '../../../functions/invoicing/guides/shipping-lines.ts';
 import { startProviderFake, type ProviderFake } from '../../support/provider-fake/index.ts';
+import { WAIT_LIMIT_MS } from '../../support/wait-limit.ts';
 
 const COMPANY = { clientCode: '76086428-5', clientName: 'Frutas del Maule SpA' };
 const DAY = Math.floor(Date.UTC(2026, 10, 23) / 1000);
@@ -13,8 +14,10 @@ let fake: ProviderFake;
 let adapter: ProviderChile;
 let session: ProviderSession;
 
+// The deadline of an ordinary call is the suite's wait limit: the fake answers from the same loaded
+// machine (docs/testing.md). The tests of a timeout give their own.
 const adapterWith = (over: Partial<ConstructorParameters<typeof ProviderChile>[0]> = {}) =>
-  new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: 2_000, ...over });
+  new ProviderChile({ apiUrl: fake.apiUrl, oauthUrl: fake.oauthUrl, appId: fake.appId, userToken: async () => fake.userToken, timeoutMs: WAIT_LIMIT_MS, ...over });
 
 beforeAll(async () => {
   fake = await startProviderFake();
