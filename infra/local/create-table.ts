@@ -7,10 +7,10 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { tableDefinition } from '../../shared/table/definition.ts';
-import { localCredentials } from '../../shared/table/local-credentials.ts';
+import { localDynamoAccess } from '../../shared/table/local-access.ts';
 
 export const localClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials() });
+  new DynamoDBClient({ endpoint, ...localDynamoAccess() });
 
 type IndexDefinition = (typeof tableDefinition.globalIndexes)[number];
 

@@ -125,7 +125,7 @@ const waitUntilReady = async (endpoint: string, child: ChildProcess, stderr: () 
 /**
  * Starts DynamoDB Local on 127.0.0.1. With `dataDir` the data persists there; without it, the data
  * lives in memory. One database whatever region or credentials a client uses, unless `sharedDb` is
- * false: then one per access key and region (the test run's, shared/table/local-credentials.ts).
+ * false: then one per access key and region (the test run's, shared/table/local-access.ts).
  */
 export const startDynamoDbLocal = async (options: { dataDir?: string; port?: number; sharedDb?: boolean } = {}): Promise<DynamoDbLocal> => {
   const storage = [...(options.sharedDb === false ? [] : ['-sharedDb']), ...(options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'])];

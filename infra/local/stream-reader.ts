@@ -7,7 +7,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { localCredentials } from '../../shared/table/local-credentials.ts';
+import { localDynamoAccess } from '../../shared/table/local-access.ts';
 import { onLocalTableWrite } from '../../shared/table/local-write-signal.ts';
 
 /** A stream consumer is the same handler the cloud's event source mapping invokes. */
@@ -72,7 +72,7 @@ export class StreamReader {
     private readonly checkpoints: Checkpoints = memoryCheckpoints(),
     private readonly options: { idleMs?: number; batchSize?: number; onError?: (consumer: string, error: unknown) => void } = {},
   ) {
-    this.client = new DynamoDBStreamsClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials() });
+    this.client = new DynamoDBStreamsClient({ endpoint, ...localDynamoAccess() });
     // Its log filter walks every record of every batch for a logger nobody set (shared/table/client.ts).
     this.client.middlewareStack.remove('loggerMiddleware');
   }

@@ -4,14 +4,14 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.ts';
 import { tableClientMiddleware } from '../ports/wrappers.ts';
 import { localCommitBarrier } from './local-commit-barrier.ts';
-import { localCredentials } from './local-credentials.ts';
+import { localDynamoAccess } from './local-access.ts';
 import { localWriteSignal } from './local-write-signal.ts';
 
 const makeClient = (): DynamoDBDocumentClient => {
   const endpoint = config.dynamoEndpoint;
   const raw = new DynamoDBClient({
     endpoint,
-    ...(endpoint ? { region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials() } : {}),
+    ...(endpoint ? localDynamoAccess() : {}),
     maxAttempts: 3,
     // Short timeouts turn an unreachable or hung table into a quick 503 instead of a Lambda
     // timeout. Since @smithy/node-http-handler 4.x a requestTimeout only logs a warning unless
@@ -26,7 +26,7 @@ const makeClient = (): DynamoDBDocumentClient => {
   for (const middleware of tableClientMiddleware()) raw.middlewareStack.use(middleware);
   if (endpoint) raw.middlewareStack.use(localWriteSignal);
   if (endpoint && config.dynamoLocalDurable) {
-    const reader = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials() });
+    const reader = new DynamoDBClient({ endpoint, ...localDynamoAccess() });
     raw.middlewareStack.use(localCommitBarrier(reader));
   }
   return DynamoDBDocumentClient.from(raw, {
