@@ -1,26 +1,40 @@
 import type { Penalties } from './cost.ts';
+import { exchange } from './moves/exchange.ts';
 import type { Move } from './moves/move.ts';
+import { orOpt } from './moves/or-opt.ts';
 import { relocate } from './moves/relocate.ts';
 import { swapTails } from './moves/swap-tails.ts';
 import { swap } from './moves/swap.ts';
+import { twoOpt } from './moves/two-opt.ts';
 import type { Rng } from './rng.ts';
 import type { Solution } from './solution.ts';
 import type { Work } from './work.ts';
 
 /** PyVRP's default node operators for VRPTW, cheapest first. */
-export const MOVES: readonly Move[] = [relocate(1), relocate(2), swap, swapTails];
+export const MOVES: readonly Move[] = [relocate(1), relocate(2), swap, exchange(2, 1), exchange(2, 2), swapTails];
+/** Within one route (u and its neighbour v on the same route), cheapest first. */
+export const INTRA_MOVES: readonly Move[] = [orOpt(1), orOpt(2), orOpt(3), twoOpt];
 
 /**
  * Granular local search (Vidal et al. 2013; PyVRP's LocalSearch, pyvrp/search/LocalSearch.cpp):
  * each customer u of routes `routes[0 .. count)`, in random order, against each of its granular
- * neighbours v (model.ts) on another route: every move tried with u after v, and after the depot
- * when v opens its route; the first that lowers the objective and keeps the routes feasible is
+ * neighbours v (model.ts): every move of `moves` when v is on another route, of `intra` when on
+ * u's own, tried with u after v, and after the depot when v opens its route; the first that lowers the objective and keeps the routes feasible is
  * made. Passes repeat until one changes nothing; a pair is skipped when neither route changed
  * since u was last tested (PyVRP's lastModified). Each neighbour scanned and each evaluation is work, so
  * the budget stays deterministic and follows CPU time. Distance objectives only: under `duration` a move's price needs the
  * duration segments, which the moves do not evaluate. Returns the objective's change (<= 0).
  */
-export function localSearch(s: Solution, rng: Rng, w: Work, p: Penalties, routes: Int32Array, count: number, moves: readonly Move[] = MOVES): number {
+export function localSearch(
+  s: Solution,
+  rng: Rng,
+  w: Work,
+  p: Penalties,
+  routes: Int32Array,
+  count: number,
+  moves: readonly Move[] = MOVES,
+  intra: readonly Move[] = INTRA_MOVES,
+): number {
   const m = s.m;
   if (m.durationObjective) return 0;
   const order = w.lsOrder;
@@ -54,10 +68,12 @@ export function localSearch(s: Solution, rng: Rng, w: Work, p: Penalties, routes
         const ru = s.routeOf[u];
         const v = m.granular[u * nb + y];
         const rv = s.routeOf[v];
-        if (ru < 0 || rv < 0 || rv === ru) continue;
+        if (ru < 0 || rv < 0) continue;
         if (w.lastModified[ru] <= tested && w.lastModified[rv] <= tested) continue;
+        const list = rv === ru ? intra : moves;
+        if (list.length === 0) continue;
         const j = s.posOf[v];
-        const delta = tryMoves(s, w, p, moves, u, rv, j) || (j === 1 ? tryMoves(s, w, p, moves, u, rv, 0) : 0);
+        const delta = tryMoves(s, w, p, list, u, rv, j) || (j === 1 ? tryMoves(s, w, p, list, u, rv, 0) : 0);
         if (delta < 0) {
           total += delta;
           improved = true;

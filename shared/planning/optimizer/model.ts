@@ -19,6 +19,8 @@ export interface Model {
   /** The matrix whose sum the objective minimises (distance, or travel time for `duration`). */
   arc: Float64Array;
   durationObjective: boolean;
+  /** Whether `arc` is symmetric: then reversing a stretch of a route leaves its own arcs' sum unchanged (moves/two-opt.ts). */
+  symmetric: boolean;
   /** `vehicles`: fewest routes before least distance (decisions 18). */
   vehiclesObjective: boolean;
   service: Float64Array;
@@ -134,6 +136,7 @@ export function compileModel(problem: PlanningProblem): Model {
     time: problem.duration,
     arc: durationObjective ? problem.duration : problem.distance,
     durationObjective,
+    symmetric: isSymmetric(durationObjective ? problem.duration : problem.distance, size),
     vehiclesObjective: problem.objective === 'vehicles',
     service,
     twCount,
@@ -223,6 +226,11 @@ export function latestStart(m: Model, c: number, limit: number): number {
     }
   }
   return -Infinity;
+}
+
+function isSymmetric(matrix: Float64Array, size: number): boolean {
+  for (let i = 0; i < size; i++) for (let j = i + 1; j < size; j++) if (matrix[i * size + j] !== matrix[j * size + i]) return false;
+  return true;
 }
 
 function scaleOf(caps: Float64Array): number {

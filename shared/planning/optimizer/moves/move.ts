@@ -64,3 +64,36 @@ export function rewriteBoth(s: Solution, w: Work, ru: number, na: number, rv: nu
   w.touch(ru);
   w.touch(rv);
 }
+
+/**
+ * Whether route r stays feasible with its positions from `first` on re-sequenced as the run of
+ * its current positions `from1 .. to1`, then the run `from2 .. to2` if `from2` > 0 (a run counts
+ * down when its `to` is below its `from`), every position after them unchanged. The runs are
+ * scheduled forward from the unchanged prefix, then checked against the suffix's latest arrival:
+ * O(runs' length), paid only by a move that already lowers the distance, and reading the route in
+ * place needs no scratch.
+ */
+export function runsFit(s: Solution, r: number, first: number, from1: number, to1: number, from2 = 0, to2 = 0): boolean {
+  const m = s.m;
+  const o = s.off[r];
+  let prev = s.nodes[o + first - 1];
+  let t = s.start[o + first - 1];
+  let count = 0;
+  for (let run = 0; run < 2; run++) {
+    const from = run === 0 ? from1 : from2;
+    const to = run === 0 ? to1 : to2;
+    if (from <= 0) break;
+    const step = to >= from ? 1 : -1;
+    for (let x = from; ; x += step) {
+      const c = s.nodes[o + x];
+      t = startAfter(m, t, prev, c);
+      count++;
+      if (t === Infinity) break;
+      prev = c;
+      if (x === to) break;
+    }
+    if (t === Infinity) break;
+  }
+  s.meter.work += count;
+  return t !== Infinity && reaches(s, t, prev, r, first + count);
+}
