@@ -128,13 +128,12 @@ const waitUntilReady = async (endpoint: string, child: ChildProcess, stderr: () 
  * false: then one per access key and region (the test run's, shared/table/local-access.ts).
  */
 export const startDynamoDbLocal = async (options: { dataDir?: string; port?: number; sharedDb?: boolean } = {}): Promise<DynamoDbLocal> => {
-  const storage = [...(options.sharedDb === false ? [] : ['-sharedDb']), ...(options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'])];
-  if (options.port !== undefined) return startOn(options.port, options.dataDir, storage);
+  if (options.port !== undefined) return startOn(options.port, options);
   // A free port is only free until someone binds it: another process (a parallel test worker's
   // DynamoDB Local, say) can take it between the pick and Java's bind. Then Java says so; pick again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOn(await freePort(), options.dataDir, storage);
+      return await startOn(await freePort(), options);
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt === 3) throw error;
     }
@@ -153,9 +152,10 @@ const javaCommand = (args: string[]): [string, string[]] => {
   return setprivFound ? ['setpriv', ['--pdeathsig', 'KILL', '--', 'java', ...args]] : ['java', args];
 };
 
-const startOn = async (port: number, dataDir: string | undefined, storage: string[]): Promise<DynamoDbLocal> => {
+const startOn = async (port: number, { dataDir, sharedDb = true }: { dataDir?: string; sharedDb?: boolean }): Promise<DynamoDbLocal> => {
   assertJava();
   const dir = emulatorDir();
+  const storage = [...(sharedDb ? ['-sharedDb'] : []), ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory'])];
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const child = spawn(
     ...javaCommand(['-Xms64m', '-Xmx2g', ...javaOptions(), `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-disableTelemetry', ...storage]),
