@@ -19,6 +19,8 @@ import { readSolomon, toProblem } from './solomon.ts';
 interface BestKnown {
   best_known_cost: number;
   solved_with_vehicles?: number;
+  /** The entry is a proven lower bound standing in for a best known that was below it (solomon50/README.md). */
+  lower_bound?: boolean;
 }
 
 const usage = 'usage: npm run bench:routing -- <folder|file.txt> ... [--objective distance|vehicles] [--seconds N] [--work W] [--seed S] | --city ...';
@@ -96,7 +98,7 @@ async function main(argv: string[]): Promise<void> {
       [
         instance.name.padEnd(8),
         `distance ${report.distance.toFixed(2).padStart(9)}`,
-        `best known ${known ? known.best_known_cost.toFixed(2).padStart(8) : '       ?'}`,
+        `best known ${known ? known.best_known_cost.toFixed(2).padStart(8) : '       ?'}${known?.lower_bound ? ' (lower bound)' : ''}`,
         `gap ${known ? gap.toFixed(2).padStart(6) : '     ?'} %`,
         `routes ${String(report.routes).padStart(3)}${known?.solved_with_vehicles ? ` (best known ${known.solved_with_vehicles}, ${over >= 0 ? '+' : ''}${over})` : ''}`,
         `served ${report.served}/${problem.orders.length}`,
