@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { type Move, reaches, rewriteBoth, startAfter } from './move.ts';
+import { copyRun, type Move, reaches, rewriteBoth, startAfter } from './move.ts';
 
 /**
  * Exchange of runs (PyVRP's Exchange<N, M>, N >= 2, N >= M >= 1): u and the nu - 1 stops after it trade
@@ -39,19 +39,15 @@ export const exchange = (nu: 2 | 3, nv: 1 | 2 | 3): Move => ({
   },
   apply(s: Solution, u: number, rv: number, j: number, w: Work): void {
     const ru = s.routeOf[u];
-    const ou = s.off[ru];
-    const ov = s.off[rv];
     const i = s.posOf[u];
     const a = w.scratchA;
     const b = w.scratchB;
-    let na = 0;
-    for (let x = 1; x < i; x++) a[na++] = s.nodes[ou + x];
-    for (let x = j; x < j + nv; x++) a[na++] = s.nodes[ov + x];
-    for (let x = i + nu; x <= s.len[ru]; x++) a[na++] = s.nodes[ou + x];
-    let nb = 0;
-    for (let x = 1; x < j; x++) b[nb++] = s.nodes[ov + x];
-    for (let x = i; x < i + nu; x++) b[nb++] = s.nodes[ou + x];
-    for (let x = j + nv; x <= s.len[rv]; x++) b[nb++] = s.nodes[ov + x];
+    let na = copyRun(s, ru, 1, i - 1, a, 0);
+    na = copyRun(s, rv, j, j + nv - 1, a, na);
+    na = copyRun(s, ru, i + nu, s.len[ru], a, na);
+    let nb = copyRun(s, rv, 1, j - 1, b, 0);
+    nb = copyRun(s, ru, i, i + nu - 1, b, nb);
+    nb = copyRun(s, rv, j + nv, s.len[rv], b, nb);
     rewriteBoth(s, w, ru, na, rv, nb);
   },
 });

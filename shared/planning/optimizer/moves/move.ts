@@ -57,6 +57,13 @@ export function rewrite(s: Solution, r: number, stops: Int32Array, count: number
   s.refresh(r);
 }
 
+/** Appends route r's stops at positions `from .. to` (none when `to` < `from`) to `dst` from index n; the new length. */
+export function copyRun(s: Solution, r: number, from: number, to: number, dst: Int32Array, n: number): number {
+  const o = s.off[r];
+  for (let x = from; x <= to; x++) dst[n++] = s.nodes[o + x];
+  return n;
+}
+
 /** Every move ends so: route ru rebuilt from `w.scratchA[0 .. na)`, rv from `w.scratchB[0 .. nb)`, both recorded as touched. */
 export function rewriteBoth(s: Solution, w: Work, ru: number, na: number, rv: number, nb: number): void {
   rewrite(s, ru, w.scratchA, na);

@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { loadFits, type Move, reaches, rewriteBoth, startAfter } from './move.ts';
+import { copyRun, loadFits, type Move, reaches, rewriteBoth, startAfter } from './move.ts';
 
 /**
  * Relocate (PyVRP's Exchange<N, 0>): u, or u and the stop after it (`k` = 2), moved out of u's
@@ -39,17 +39,13 @@ export const relocate = (k: 1 | 2): Move => ({
   },
   apply(s: Solution, u: number, rv: number, j: number, w: Work): void {
     const ru = s.routeOf[u];
-    const ou = s.off[ru];
-    const ov = s.off[rv];
     const i = s.posOf[u];
     const a = w.scratchA;
     const b = w.scratchB;
-    let na = 0;
-    for (let x = 1; x <= s.len[ru]; x++) if (x < i || x >= i + k) a[na++] = s.nodes[ou + x];
-    let nb = 0;
-    for (let x = 1; x <= j; x++) b[nb++] = s.nodes[ov + x];
-    for (let x = 0; x < k; x++) b[nb++] = s.nodes[ou + i + x];
-    for (let x = j + 1; x <= s.len[rv]; x++) b[nb++] = s.nodes[ov + x];
+    const na = copyRun(s, ru, i + k, s.len[ru], a, copyRun(s, ru, 1, i - 1, a, 0));
+    let nb = copyRun(s, rv, 1, j, b, 0);
+    nb = copyRun(s, ru, i, i + k - 1, b, nb);
+    nb = copyRun(s, rv, j + 1, s.len[rv], b, nb);
     rewriteBoth(s, w, ru, na, rv, nb);
   },
 });

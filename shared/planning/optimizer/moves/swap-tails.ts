@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { type Move, reaches, rewriteBoth } from './move.ts';
+import { copyRun, type Move, reaches, rewriteBoth } from './move.ts';
 
 /**
  * 2-opt* (PyVRP's SwapTails): u's route keeps its stops up to u and goes on with route rv's stops
@@ -38,17 +38,11 @@ export const swapTails: Move = {
   },
   apply(s: Solution, u: number, rv: number, j: number, w: Work): void {
     const ru = s.routeOf[u];
-    const ou = s.off[ru];
-    const ov = s.off[rv];
     const i = s.posOf[u];
     const a = w.scratchA;
     const b = w.scratchB;
-    let na = 0;
-    let nb = 0;
-    for (let x = 1; x <= i; x++) a[na++] = s.nodes[ou + x];
-    for (let x = j + 1; x <= s.len[rv]; x++) a[na++] = s.nodes[ov + x];
-    for (let x = 1; x <= j; x++) b[nb++] = s.nodes[ov + x];
-    for (let x = i + 1; x <= s.len[ru]; x++) b[nb++] = s.nodes[ou + x];
+    const na = copyRun(s, rv, j + 1, s.len[rv], a, copyRun(s, ru, 1, i, a, 0));
+    const nb = copyRun(s, ru, i + 1, s.len[ru], b, copyRun(s, rv, 1, j, b, 0));
     rewriteBoth(s, w, ru, na, rv, nb);
   },
 };
