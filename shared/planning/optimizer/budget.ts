@@ -14,6 +14,8 @@ export const cpuUsage = (since?: NodeJS.CpuUsage): NodeJS.CpuUsage => (isMainThr
  */
 export interface Meter {
   work: number;
+  /** The budget: the local search stops between two customers once it is spent (none: Infinity). */
+  readonly maxWork?: number;
 }
 
 /**

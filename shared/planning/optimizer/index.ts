@@ -5,7 +5,7 @@ import { compileModel } from './model.ts';
 import { search } from './search.ts';
 
 export const OPTIMIZER_NAME = 'delivery-ops-sisr';
-export const OPTIMIZER_VERSION = '2.3.0';
+export const OPTIMIZER_VERSION = '2.4.0';
 
 /** The service's own optimizer (docs/routing.md): SISR ruin and recreate, a granular local search, simulated annealing. */
 export function createOptimizer(): RouteOptimizer {

@@ -55,10 +55,14 @@ export function localSearch(
   for (let i = 0; i < k; i++) w.lastTested[order[i]] = start - 1;
   w.meter.work += k;
   const nb = m.granularCount;
+  // One polish may follow many accepted candidates left unpolished, and take tens of thousands of
+  // units: it stops with the budget, between two customers, each move it made complete.
+  const limit = w.meter.maxWork ?? Infinity;
   let total = 0;
   for (let improved = true; improved; ) {
     improved = false;
     for (let x = 0; x < k; x++) {
+      if (w.meter.work >= limit) return total;
       const u = order[x];
       const tested = w.lastTested[u];
       w.lastTested[u] = w.lsClock;
