@@ -14,6 +14,13 @@ import type { Work } from './work.ts';
 export const MOVES: readonly Move[] = [relocate(1), relocate(2), swap, exchange(2, 1), exchange(2, 2), swapTails];
 /** Within one route (u and its neighbour v on the same route), cheapest first. */
 export const INTRA_MOVES: readonly Move[] = [orOpt(1), orOpt(2), orOpt(3), twoOpt];
+/**
+ * Fleet minimisation's: 2.2.0's moves between routes, none within one. It polishes every candidate
+ * it accepts, and the exchanges and within-route moves spent its work for fewer routes removed
+ * (Solomon 56 under `vehicles`: +10 routes over the best known counts with them, +8 without;
+ * docs/performance.md, 2.4.0).
+ */
+export const FLEET_MOVES: readonly Move[] = [relocate(1), relocate(2), swap, swapTails];
 
 /**
  * Granular local search (Vidal et al. 2013; PyVRP's LocalSearch, pyvrp/search/LocalSearch.cpp):

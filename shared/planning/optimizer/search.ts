@@ -2,7 +2,7 @@ import { acceptsByAbsences, Annealing } from './acceptance.ts';
 import { Budget } from './budget.ts';
 import { penalties, type Penalties, totalCost } from './cost.ts';
 import { finalInsertionPass } from './final-pass.ts';
-import { localSearch } from './local-search.ts';
+import { FLEET_MOVES, localSearch } from './local-search.ts';
 import type { Model } from './model.ts';
 import { recreateWithBlinks } from './operators/recreate-blinks.ts';
 import { removeRoute } from './operators/remove-route.ts';
@@ -131,7 +131,7 @@ class SearchState {
       if (acceptsByAbsences(candidate.unCount, candidateAbsent, current.unCount, currentAbsent)) {
         // The accepted partial solution is taken to a local optimum too (FILO's route
         // minimisation does so): shorter routes leave the slack a left-out customer needs.
-        localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount);
+        localSearch(candidate, rng, w, this.penalties, w.touched, w.touchedCount, FLEET_MOVES, []);
         current.copyFrom(candidate, w.touched, w.touchedCount);
         currentAbsent = candidateAbsent;
       } else {
