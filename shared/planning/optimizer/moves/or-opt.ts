@@ -1,7 +1,7 @@
 import type { Penalties } from '../cost.ts';
 import type { Solution } from '../solution.ts';
 import type { Work } from '../work.ts';
-import { type Move, rewrite, runsFit } from './move.ts';
+import { copyRun, type Move, rewrite, runsFit } from './move.ts';
 
 /**
  * Or-opt within a route (Or 1976; PyVRP's Exchange<N, 0> when both nodes share a route): u and
@@ -35,15 +35,20 @@ export const orOpt = (k: 1 | 2 | 3): Move => ({
   apply(s: Solution, u: number, _rv: number, j: number, w: Work): void {
     const r = s.routeOf[u];
     const i = s.posOf[u];
-    const o = s.off[r];
     const end = i + k - 1;
     const a = w.scratchA;
-    let n = 0;
-    if (j === 0) for (let y = i; y <= end; y++) a[n++] = s.nodes[o + y];
-    for (let x = 1; x <= s.len[r]; x++) {
-      if (x >= i && x <= end) continue;
-      a[n++] = s.nodes[o + x];
-      if (x === j) for (let y = i; y <= end; y++) a[n++] = s.nodes[o + y];
+    // The runs `evaluate` checked: moved earlier, the segment then what it jumped; moved later, the reverse.
+    let n: number;
+    if (j < i) {
+      n = copyRun(s, r, 1, j, a, 0);
+      n = copyRun(s, r, i, end, a, n);
+      n = copyRun(s, r, j + 1, i - 1, a, n);
+      n = copyRun(s, r, end + 1, s.len[r], a, n);
+    } else {
+      n = copyRun(s, r, 1, i - 1, a, 0);
+      n = copyRun(s, r, end + 1, j, a, n);
+      n = copyRun(s, r, i, end, a, n);
+      n = copyRun(s, r, j + 1, s.len[r], a, n);
     }
     rewrite(s, r, a, n);
     w.touch(r);
